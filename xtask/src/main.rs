@@ -1,46 +1,71 @@
 //! `cargo xtask`: project automation. `cargo xtask ci` runs exactly what `.ci/run` runs.
+//!
+//! Subcommands:
+//! - `ci`: formatting, lints as errors, the test suite, each bench once.
+//! - `check-frontier`: the dominance property suite with a chosen case count, or a check
+//!   of another tool's front against its input.
+//! - `bench-sampler`: the sampler benchmark problems (ZDT1, DTLZ2, serving).
 
 use std::process::{Command, ExitCode};
 
-fn cargo() -> Command {
+mod bench_sampler;
+mod check_frontier;
+
+/// A `cargo` command, using the cargo that runs this xtask.
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
-fn run(mut cmd: Command) -> anyhow::Result<()> {
+/// Runs a command to completion, failing when it fails.
+pub(crate) fn run(mut cmd: Command) -> anyhow::Result<()> {
     let status = cmd.status()?;
     anyhow::ensure!(status.success(), "{cmd:?} failed: {status}");
     Ok(())
 }
 
-/// The CI steps, in order: formatting, lints as errors, the whole test suite, and each
-/// benchmark once.
+/// The CI steps, in order; `.ci/run` runs the same.
 fn ci() -> anyhow::Result<()> {
-    let mut fmt = cargo();
-    fmt.args(["fmt", "--all", "--check"]);
-    run(fmt)?;
-    let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
-    run(clippy)?;
-    let mut test = cargo();
-    test.args(["test", "--workspace"]);
-    run(test)?;
+    let steps: [&[&str]; 4] = [
+        &["fmt", "--all", "--check"],
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &["test", "--workspace", "--locked"],
+        &["test", "-p", "sweeper-benches", "--benches", "--locked"],
+    ];
+    for step in steps {
+        let mut cmd = cargo();
+        cmd.args(step);
+        run(cmd)?;
+    }
     Ok(())
 }
 
+const USAGE: &str = "usage: cargo xtask <ci | check-frontier [--cases N] | bench-sampler [...]>";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
-        Some("ci") => ci(),
+        Some("ci") => ci().map(|()| ExitCode::SUCCESS),
+        Some("check-frontier") => check_frontier::main(rest),
+        Some("bench-sampler") => bench_sampler::main(rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {
-                eprintln!("usage: cargo xtask <ci>");
+                eprintln!("{USAGE}");
             }
             return ExitCode::from(2);
         }
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             #[allow(clippy::print_stderr)]
             {

@@ -3,3 +3,5 @@
 //! Layer 4 of sweeper, on top of `sweeper-goal`, `sweeper-score` and `sweeper-sampler`.
 //! The library part holds what other tools may call: the run loop, the evaluators (external
 //! commands and the built-in serving model) and the frontier plot.
+
+pub mod evaluator;

@@ -7,3 +7,9 @@
 mod objective;
 
 pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
+mod load;
+
+pub use load::{
+    KvCapacityTooSmall, KvRole, RatioLoad, concurrency_for_ratio, request_count, round_half_even,
+    tokens_per_request,
+};

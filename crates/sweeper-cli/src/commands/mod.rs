@@ -34,6 +34,7 @@ pub(crate) struct CliError {
 
 impl CliError {
     /// Exit 1: the input was read and found wanting.
+    #[allow(dead_code)] // skeleton: used once the commands land
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         CliError {
             code: 1,
@@ -52,6 +53,7 @@ impl CliError {
 
 pub(crate) type CliResult = Result<(), CliError>;
 
+#[allow(dead_code)] // skeleton: used once the commands land
 /// Writes data to stdout; a closed pipe is not an error (the reader has what it wanted).
 pub(crate) fn print_stdout(text: &str) -> CliResult {
     let mut out = io::stdout().lock();

@@ -1,0 +1,1 @@
+//! Pareto-front kernels over row-major `n × d` matrices of `f64`.

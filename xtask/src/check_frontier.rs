@@ -1,0 +1,7 @@
+//! `cargo xtask check-frontier`.
+
+use std::process::ExitCode;
+
+pub(crate) fn main(_args: &[String]) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("not built yet")
+}
