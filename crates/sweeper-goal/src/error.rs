@@ -78,7 +78,7 @@ pub enum ConfigError {
         column: Option<usize>,
     },
     /// A block has the wrong shape for the parser (e.g. `goal: 5` where a mapping belongs).
-    #[error("{path}{}: {message}", at(*line, *column))]
+    #[error("{}{}: {message}", if path.is_empty() { "config" } else { path }, at(*line, *column))]
     Structure {
         /// Key path of the block.
         path: String,
