@@ -212,3 +212,24 @@ fn json_input_and_csv_output() {
         "{stdout}"
     );
 }
+
+#[test]
+fn every_failing_block_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(
+        dir.path(),
+        "multi.yaml",
+        "goal: {target: goodput}
+search_space: {gpu_budget: 0}
+sweep: {algorithm: tpe}
+",
+    );
+    let out = validate(&[&cfg]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.contains("3 errors"), "{err}");
+    for path in ["goal.sla", "search_space.gpu_budget", "sweep.algorithm"] {
+        assert!(err.contains(path), "{path} missing in {err}");
+    }
+}

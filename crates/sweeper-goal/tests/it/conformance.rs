@@ -874,3 +874,48 @@ fn syntax_errors_carry_line_and_column() {
     assert!(line >= 2 && column >= 1, "{e}");
     assert!(e.to_string().contains("line"), "{e}");
 }
+
+#[test]
+fn parse_all_reports_one_error_per_failing_block() {
+    let errors = sweeper_goal::parse_all(
+        "goal: {target: goodput}
+workload: {isl: 0}
+search_space: {gpu_budget: 0}
+evaluator: {}
+sweep: {seed: -1}
+",
+    )
+    .unwrap_err();
+    let got: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|e| (e.rule(), e.path().unwrap_or("")))
+        .collect();
+    // the workload is skipped: its range rule needs a valid goal
+    assert_eq!(
+        got,
+        [
+            ("sla_missing", "goal.sla"),
+            ("out_of_range", "search_space.gpu_budget"),
+            ("evaluator_kind", "evaluator"),
+            ("out_of_range", "sweep.seed"),
+        ]
+    );
+    // parse gives the first of them
+    assert_eq!(
+        parse(
+            "goal: {target: goodput}
+sweep: {seed: -1}"
+        )
+        .unwrap_err()
+        .rule(),
+        "sla_missing"
+    );
+    // a workload error is reported beside a later block's when the goal is fine
+    let errors = sweeper_goal::parse_all(
+        "workload: {isl: 0}
+sweep: {seed: -1}",
+    )
+    .unwrap_err();
+    assert_eq!(errors.len(), 2);
+    assert_eq!(errors[0].path(), Some("workload.isl"));
+}
