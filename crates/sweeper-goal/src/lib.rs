@@ -77,7 +77,7 @@ mod workload;
 mod yaml;
 
 pub use config::{SweepConfig, from_path, from_path_all, parse, parse_all};
-pub use error::{ConfigError, IoError};
+pub use error::{ConfigError, IoError, Location};
 pub use evaluator::{EvaluatorConfig, EvaluatorKind};
 pub use goal::{DEFAULT_PARETO_OBJECTIVES, Goal, Sla};
 pub use load::{
