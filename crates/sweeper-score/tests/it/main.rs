@@ -1,0 +1,3 @@
+//! Integration tests of `sweeper-score`.
+
+mod front;
