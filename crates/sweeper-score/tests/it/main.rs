@@ -1,0 +1,3 @@
+//! The one integration test binary of `sweeper-score` (one link instead of one per file).
+
+mod scoring;
