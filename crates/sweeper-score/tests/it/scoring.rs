@@ -1,8 +1,8 @@
 //! Scoring, ranking and the candidate-level front on real serving rows.
 //!
-//! Rows copied from `agentx_qwen3.5-397b-fp8_mi355x_sglang.csv` (InferenceX AgentX aggregate
-//! rows, Qwen3.5-397B-A17B-FP8 on MI355X with SGLang; source commit
-//! 598828615e7701f3f4f8ac5b1da2dbb49fe11460). `gpu_hours = used_gpus * duration / 1 h`, so
+//! Rows copied from `agentx_qwen3.5-397b-fp8_mi355x_sglang.csv` (`InferenceX` `AgentX`
+//! aggregate rows, `Qwen3.5-397B-A17B-FP8` on `MI355X` with `SGLang`; source commit
+//! `598828615e7701f3f4f8ac5b1da2dbb49fe11460`). `gpu_hours = used_gpus * duration / 1 h`, so
 //! `avg_gpu == used_gpus`, and the source's own output tok/s/gpu must equal
 //! `throughput_per_gpu`.
 
