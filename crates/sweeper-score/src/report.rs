@@ -57,11 +57,13 @@ pub struct Report(BTreeMap<String, f64>);
 impl Report {
     /// Reads a report from a JSON object.
     ///
-    /// Numbers are kept under their key, unknown keys included. A value that is not a
-    /// number (string, bool, null, array, object) is **skipped** when its key is one the
-    /// scorer does not read (a report may carry labels such as a model name), and is an
-    /// [`ScoreError::Invalid`] error under a key the scorer reads (reading `0` there would
-    /// silently change a score). A value that is not an object is an error too.
+    /// Numbers are kept under their key, unknown keys included; the strings `"inf"`,
+    /// `"-inf"` (and the other spellings of [`json_f64`](crate::json_f64)) are numbers too,
+    /// since JSON has no infinity, and `"nan"` is rejected like any NaN. Any other value
+    /// that is not a number (string, bool, null, array, object) is **skipped** when its key
+    /// is one the scorer does not read (a report may carry labels such as a model name),
+    /// and is an [`ScoreError::Invalid`] error under a key the scorer reads (reading `0`
+    /// there would silently change a score). A value that is not an object is an error.
     pub fn from_json(candidate: usize, value: &serde_json::Value) -> Result<Report, ScoreError> {
         let object = value.as_object().ok_or_else(|| ScoreError::Invalid {
             candidate,
@@ -73,7 +75,12 @@ impl Report {
         })?;
         let mut map = BTreeMap::new();
         for (key, v) in object {
-            match v.as_f64() {
+            // Numbers, and the infinity strings sweeper itself writes (`json_f64`).
+            let x = match v {
+                serde_json::Value::String(s) => crate::json_f64::parse_non_finite(s),
+                _ => v.as_f64(),
+            };
+            match x {
                 Some(x) => {
                     map.insert(key.clone(), x);
                 }
@@ -185,6 +192,20 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "candidate 4: `gpu_hours` must be a number, got a string"
+        );
+    }
+
+    #[test]
+    fn from_json_reads_infinity_strings_and_rejects_nan_strings() {
+        let r = Report::from_json(0, &json!({"mean_e2e_latency_ms": "inf", "x": "-inf"})).unwrap();
+        assert_eq!(r.get(E2E_LATENCY), Some(f64::INFINITY));
+        assert_eq!(r.get("x"), Some(f64::NEG_INFINITY));
+        assert_eq!(
+            Report::from_json(2, &json!({"x": "NaN"})),
+            Err(ScoreError::NanReport {
+                candidate: 2,
+                key: "x".into()
+            })
         );
     }
 
