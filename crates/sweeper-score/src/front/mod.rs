@@ -9,6 +9,11 @@
 //! other, so every copy of a duplicate front row is kept.
 
 mod brute;
+mod hv;
+mod kd;
+mod prune;
+mod ranks;
+mod sweep;
 
 use sweeper_goal::Direction;
 
@@ -96,6 +101,110 @@ pub(crate) fn canonicalise(
     Ok(Canon { v, n, d })
 }
 
+/// Inputs of at least this many rows take the rayon path.
+pub(crate) const PARALLEL_MIN_ROWS: usize = 1 << 16;
+/// Inputs of fewer rows skip the pruning pass.
+const PRUNE_MIN_ROWS: usize = 64;
+/// Below this many rows the d >= 4 kernel filters a sorted list instead of building a tree.
+const TREE_MIN_ROWS: usize = 256;
+
+/// The exact front of canonical rows, a flag per row.
+pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool) -> Vec<bool> {
+    let flat = pts.as_flattened();
+    match D {
+        2 => sweep::front2(flat.as_chunks::<2>().0, par),
+        3 => sweep::front3(flat.as_chunks::<3>().0, par),
+        _ if pts.len() < TREE_MIN_ROWS => kd::front_sfs_dyn(flat, D),
+        _ => kd::front_tree(pts, par),
+    }
+}
+
+/// The exact front of a flat canonical buffer of any d, a flag per row (one thread).
+pub(crate) fn exact_dyn(v: &[f64], d: usize) -> Vec<bool> {
+    fn go<const D: usize>(v: &[f64]) -> Vec<bool> {
+        exact::<D>(v.as_chunks::<D>().0, false)
+    }
+    match d {
+        1 => {
+            let mut keep = vec![false; v.len()];
+            for i in sweep::front1(v) {
+                keep[i] = true;
+            }
+            keep
+        }
+        2 => go::<2>(v),
+        3 => go::<3>(v),
+        4 => go::<4>(v),
+        5 => go::<5>(v),
+        6 => go::<6>(v),
+        7 => go::<7>(v),
+        8 => go::<8>(v),
+        _ => kd::front_sfs_dyn(v, d),
+    }
+}
+
+/// Indices of the set flags.
+fn flagged(keep: &[bool]) -> Vec<usize> {
+    keep.iter()
+        .enumerate()
+        .filter(|(_, k)| **k)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The front of raw `data` with D columns: prune, then the exact kernel on the survivors.
+fn run<const D: usize>(
+    data: &[f64],
+    directions: &[Direction],
+    par: bool,
+) -> Result<Vec<usize>, ScoreError> {
+    let n = data.len() / D;
+    if n < PRUNE_MIN_ROWS || u32::try_from(n).is_err() {
+        let c = canonicalise(data, D, directions)?;
+        return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par)));
+    }
+    let sign: [f64; D] = std::array::from_fn(|j| directions[j].sign());
+    match prune::pass::<D>(data, &sign, par) {
+        prune::Pass::Nan => {
+            find_nan(data, D, 0)?;
+            unreachable!("the pass saw a NaN that the scan did not")
+        }
+        prune::Pass::Survivors(ids, vals) => {
+            let keep = exact::<D>(&vals, par);
+            Ok(ids
+                .iter()
+                .zip(keep)
+                .filter(|(_, k)| *k)
+                .map(|(&i, _)| i as usize)
+                .collect())
+        }
+    }
+}
+
+/// The front with an explicit parallel threshold.
+fn front_impl(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+    min_parallel_rows: usize,
+) -> Result<Vec<usize>, ScoreError> {
+    let n = check_shape(data, d, directions)?;
+    let par = n >= min_parallel_rows;
+    match d {
+        2 => run::<2>(data, directions, par),
+        3 => run::<3>(data, directions, par),
+        4 => run::<4>(data, directions, par),
+        5 => run::<5>(data, directions, par),
+        6 => run::<6>(data, directions, par),
+        7 => run::<7>(data, directions, par),
+        8 => run::<8>(data, directions, par),
+        _ => {
+            let c = canonicalise(data, d, directions)?;
+            Ok(flagged(&exact_dyn(&c.v, d)))
+        }
+    }
+}
+
 /// Whether row `a` dominates row `b`: at least as good in every column, each in its own
 /// direction, and strictly better in one. Rows of different lengths are compared over the
 /// common prefix of `a`, `b` and `directions`; a NaN compares as neither better nor worse,
@@ -133,7 +242,7 @@ pub fn nondominated(
     d: usize,
     directions: &[Direction],
 ) -> Result<Vec<usize>, ScoreError> {
-    nondominated_brute_force(data, d, directions)
+    front_impl(data, d, directions, PARALLEL_MIN_ROWS)
 }
 
 /// [`nondominated`] with an explicit parallel threshold: inputs of at least
@@ -145,8 +254,7 @@ pub fn nondominated_with_threshold(
     directions: &[Direction],
     min_parallel_rows: usize,
 ) -> Result<Vec<usize>, ScoreError> {
-    let _ = min_parallel_rows;
-    nondominated_brute_force(data, d, directions)
+    front_impl(data, d, directions, min_parallel_rows)
 }
 
 /// [`nondominated`] on one thread (no rayon at any size).
@@ -155,7 +263,7 @@ pub fn nondominated_sequential(
     d: usize,
     directions: &[Direction],
 ) -> Result<Vec<usize>, ScoreError> {
-    nondominated_brute_force(data, d, directions)
+    front_impl(data, d, directions, usize::MAX)
 }
 
 /// [`nondominated`] by comparing every pair of rows, O(n² d): the oracle of the tests.
@@ -192,7 +300,7 @@ pub fn nondominated_ranks(
     directions: &[Direction],
 ) -> Result<Vec<usize>, ScoreError> {
     let c = canonicalise(data, d, directions)?;
-    Ok(brute::ranks(&c))
+    Ok(ranks::ranks(&c))
 }
 
 /// Validates a reference point and turns it to the canonical layout.
@@ -229,7 +337,29 @@ pub fn hypervolume(
 ) -> Result<f64, ScoreError> {
     let c = canonicalise(data, d, directions)?;
     let r = canon_reference(reference, directions)?;
+    Ok(hv::hypervolume(&c.v, d, &r))
+}
+
+/// [`hypervolume`] by summing grid cells, O(n^(d+1)): the oracle of the tests.
+pub fn hypervolume_brute_force(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+    reference: &[f64],
+) -> Result<f64, ScoreError> {
+    let c = canonicalise(data, d, directions)?;
+    let r = canon_reference(reference, directions)?;
     Ok(brute::hypervolume(&c, &r))
+}
+
+/// [`nondominated_ranks`] by peeling fronts with the O(n²) test: the oracle of the tests.
+pub fn nondominated_ranks_brute_force(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Vec<usize>, ScoreError> {
+    let c = canonicalise(data, d, directions)?;
+    Ok(brute::ranks(&c))
 }
 
 /// The front of the union of two row sets, typically two fronts (shards of one sweep):

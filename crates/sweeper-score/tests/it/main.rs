@@ -1,3 +1,4 @@
-//! The one integration test binary of `sweeper-score` (one link instead of one per file).
+//! Integration tests of `sweeper-score`: one binary (one link) for every module.
 
+mod front;
 mod scoring;
