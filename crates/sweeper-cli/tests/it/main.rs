@@ -1,0 +1,3 @@
+//! Integration tests of the `sweeper` binary, one module per subcommand.
+
+mod validate;
