@@ -5,3 +5,4 @@
 //! commands and the built-in serving model) and the frontier plot.
 
 pub mod evaluator;
+pub mod input;

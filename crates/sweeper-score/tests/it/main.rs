@@ -1,3 +1,4 @@
-//! Integration tests of `sweeper-score`.
+//! Integration tests of `sweeper-score`: one binary (one link) for every module.
 
 mod front;
+mod scoring;
