@@ -1,0 +1,3 @@
+//! The integration tests of `sweeper-cli` (one binary, one module per area).
+
+mod builtin;
