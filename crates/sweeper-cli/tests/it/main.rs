@@ -1,3 +1,5 @@
-//! Integration tests of the `sweeper` binary, one module per subcommand.
+//! The integration tests of `sweeper-cli`: one binary, one module per area.
 
+mod builtin;
+mod plot;
 mod validate;
