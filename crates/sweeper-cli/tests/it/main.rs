@@ -1,0 +1,3 @@
+//! The integration tests of sweeper-cli, in one binary.
+
+mod evaluator;
