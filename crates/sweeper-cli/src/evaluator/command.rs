@@ -85,7 +85,8 @@ pub enum EvaluatorError {
 ///   supported"; [`EXIT_INFEASIBLE`] (4) "this candidate is infeasible" (the way an evaluator
 ///   that converts a `kv_load_ratio` says the KV cache holds less than one request); any
 ///   other code, or a signal, is a failed evaluation. For 3 and 4 the reason is the last
-///   stderr lines; for a failure, the exit code or signal and the last stderr lines.
+///   non-empty stderr line; for a failure, the exit code or signal and the last (up to
+///   five) stderr lines, joined with ` | `.
 /// - **Persistent** (`persistent: true`): one long-lived process per worker, started on its
 ///   worker's first candidate. Each candidate is one JSON line on stdin and gets one answer
 ///   line on stdout, so a slow start-up (loading a performance database) is paid once per
@@ -94,7 +95,8 @@ pub enum EvaluatorError {
 ///   and infeasible). A worker whose answer is not even a JSON object is restarted too,
 ///   since its lines may be out of step; stray lines printed between candidates are
 ///   discarded. Persistent workers should answer unsupported and infeasible candidates with
-///   a status answer, which keeps them alive. Closing stdin asks a worker to exit.
+///   a status answer, which keeps them alive. Closing stdin asks a worker to exit. Worker
+///   indexes at or above `workers` share slots (modulo `workers`).
 ///
 /// The limit (`max_eval_seconds`) covers one candidate from the moment it is sent; a
 /// persistent worker's first candidate includes its start-up. Over the limit, the whole
@@ -252,12 +254,12 @@ fn run_once(spec: &CommandSpec, input: Vec<u8>) -> EvalOutcome {
     match code {
         Some(0) => {}
         Some(EXIT_UNSUPPORTED) => {
-            return EvalOutcome::Unsupported(tail.unwrap_or_else(|| {
+            return EvalOutcome::Unsupported(proc.stderr_last_line().unwrap_or_else(|| {
                 format!("evaluator exited with code {EXIT_UNSUPPORTED} (unsupported) and no reason on stderr")
             }));
         }
         Some(EXIT_INFEASIBLE) => {
-            return EvalOutcome::Infeasible(tail.unwrap_or_else(|| {
+            return EvalOutcome::Infeasible(proc.stderr_last_line().unwrap_or_else(|| {
                 format!("evaluator exited with code {EXIT_INFEASIBLE} (infeasible) and no reason on stderr")
             }));
         }

@@ -184,10 +184,10 @@ fn died(proc: &mut Proc, deadline: Instant) -> EvalOutcome {
     let status = proc.finish();
     let tail = proc.stderr_tail();
     match status.and_then(|s| s.code()) {
-        Some(EXIT_UNSUPPORTED) => EvalOutcome::Unsupported(tail.unwrap_or_else(|| {
+        Some(EXIT_UNSUPPORTED) => EvalOutcome::Unsupported(proc.stderr_last_line().unwrap_or_else(|| {
             format!("evaluator exited with code {EXIT_UNSUPPORTED} (unsupported) and no reason on stderr")
         })),
-        Some(EXIT_INFEASIBLE) => EvalOutcome::Infeasible(tail.unwrap_or_else(|| {
+        Some(EXIT_INFEASIBLE) => EvalOutcome::Infeasible(proc.stderr_last_line().unwrap_or_else(|| {
             format!("evaluator exited with code {EXIT_INFEASIBLE} (infeasible) and no reason on stderr")
         })),
         _ => EvalOutcome::Failed(with_tail(

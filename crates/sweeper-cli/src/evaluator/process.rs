@@ -153,12 +153,22 @@ impl Proc {
     }
 
     /// The last lines of stderr, trimmed and joined on one line, or `None` if stderr was
-    /// empty.
+    /// empty: the context of a failure.
     pub(super) fn stderr_tail(&self) -> Option<String> {
         self.stderr
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .last_lines(REASON_LINES)
+    }
+
+    /// The last non-empty line of stderr: the reason an evaluator gives for an exit code
+    /// that means something (unsupported, infeasible). One line, so that the same reason
+    /// given after different log lines is tallied as one.
+    pub(super) fn stderr_last_line(&self) -> Option<String> {
+        self.stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .last_lines(1)
     }
 
     /// Kills what is left of the process group and reaps the leader: its exit status, or

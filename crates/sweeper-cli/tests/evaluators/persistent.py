@@ -25,6 +25,9 @@ for line in sys.stdin:
         sys.stderr.write("worker crashed on candidate\n")
         sys.stderr.flush()
         os._exit(1)
+    elif action == "exit3":
+        sys.stderr.write("backend trtllm is not installed\n")
+        sys.exit(3)
     elif action == "hang":
         time.sleep(60)
     elif action == "unsupported":

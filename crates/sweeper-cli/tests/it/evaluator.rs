@@ -202,7 +202,7 @@ fn a_failing_evaluator_gives_its_exit_code_and_last_stderr_lines() {
 fn exit_code_3_is_unsupported_with_the_stderr_reason() {
     assert_eq!(
         run(oneshot("unsupported")),
-        EvalOutcome::Unsupported("loading database | tp=8 is not supported on this system".into())
+        EvalOutcome::Unsupported("tp=8 is not supported on this system".into())
     );
 }
 
@@ -345,14 +345,14 @@ fn a_timeout_kills_the_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
     let (marker, pid_file) = group_files(dir.path());
     let spec = CommandSpec {
-        timeout: Duration::from_secs(1),
+        timeout: Duration::from_secs(2),
         ..CommandSpec::new(sh("hang.sh", &marker, &pid_file))
     };
     let outcome = run(spec);
     assert_eq!(
         outcome,
         EvalOutcome::TimedOut(
-            "evaluation ran over the 1s limit (max_eval_seconds) and was killed".into()
+            "evaluation ran over the 2s limit (max_eval_seconds) and was killed".into()
         )
     );
     // The background job, which would touch the marker later, is dead: it never will.
@@ -433,23 +433,38 @@ fn a_persistent_worker_that_dies_fails_its_candidate_and_is_restarted() {
 }
 
 #[test]
-fn a_persistent_worker_that_hangs_times_out_and_is_restarted() {
+fn a_persistent_worker_exiting_with_code_3_is_unsupported_and_restarted() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("starts.log");
+    let evaluator = CommandEvaluator::new(persistent(1, &log)).unwrap();
+    assert_eq!(
+        evaluator.evaluate(0, &action(1, "exit3")),
+        EvalOutcome::Unsupported("backend trtllm is not installed".into())
+    );
+    assert_eq!(report(evaluator.evaluate(0, &request(2)))["calls"], 1.0);
+    assert_eq!(start_log(&log).len(), 2);
+}
+
+#[test]
+fn a_persistent_worker_that_hangs_times_out_and_is_restarted() {
+    // A shell worker: its start-up, which the first candidate's limit includes, is quick.
     let spec = CommandSpec {
-        timeout: Duration::from_secs(1),
-        ..persistent(1, &log)
+        persistent: true,
+        timeout: Duration::from_secs(2),
+        ..CommandSpec::new(vec!["sh".into(), script("persistent.sh")])
     };
     let evaluator = CommandEvaluator::new(spec).unwrap();
     let first = report(evaluator.evaluate(0, &request(1)))["pid"];
-    assert!(matches!(
+    assert_eq!(
         evaluator.evaluate(0, &action(2, "hang")),
-        EvalOutcome::TimedOut(_)
-    ));
+        EvalOutcome::TimedOut(
+            "evaluation ran over the 2s limit (max_eval_seconds) and was killed".into()
+        )
+    );
     assert_dies(first as u32);
     let after = report(evaluator.evaluate(0, &request(3)));
     assert_ne!(after["pid"], first);
-    assert_eq!(start_log(&log).len(), 2);
+    assert_eq!(after["calls"], 1.0, "a fresh worker");
 }
 
 #[test]
