@@ -309,5 +309,11 @@ pub(super) fn timeout_reason(limit: Duration) -> String {
 
 pub(super) fn start_failure(spec: &CommandSpec, error: &std::io::Error) -> String {
     let program = spec.argv.first().map_or("", String::as_str);
-    format!("cannot start evaluator `{program}`: {error}")
+    match &spec.cwd {
+        Some(dir) => format!(
+            "cannot start evaluator `{program}` in `{}`: {error}",
+            dir.display()
+        ),
+        None => format!("cannot start evaluator `{program}`: {error}"),
+    }
 }

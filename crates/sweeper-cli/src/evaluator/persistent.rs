@@ -111,6 +111,9 @@ fn lock(slot: &Mutex<Option<Proc>>) -> MutexGuard<'_, Option<Proc>> {
 /// Discards stray stdout lines printed between candidates; false if the worker has exited
 /// or its stdout ended.
 fn idle_and_alive(proc: &Proc) -> bool {
+    if proc.has_exited() {
+        return false;
+    }
     loop {
         match proc.events.try_recv() {
             Ok(Event::StdoutLine(_) | Event::StderrClosed | Event::StdoutAll(_)) => {}
@@ -126,22 +129,29 @@ fn idle_and_alive(proc: &Proc) -> bool {
 /// Waits for the answer line to the candidate just sent: the outcome, and whether the
 /// worker may be kept for the next candidate.
 fn await_answer(proc: &mut Proc, spec: &CommandSpec, deadline: Instant) -> (EvalOutcome, bool) {
+    let mut stderr_open = true;
     loop {
         match proc
             .events
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
         {
+            // A blank line answers nothing (a stray `print()`): keep waiting.
+            Ok(Event::StdoutLine(bytes)) if bytes.trim_ascii().is_empty() => {}
             Ok(Event::StdoutLine(bytes)) => {
                 let (outcome, malformed) = answer_outcome(&bytes, None);
                 let outcome = match outcome {
-                    EvalOutcome::Failed(reason) if malformed => {
-                        EvalOutcome::Failed(with_tail(reason, proc.stderr_tail()))
-                    }
+                    EvalOutcome::Failed(reason) if malformed => EvalOutcome::Failed(with_tail(
+                        format!(
+                            "{reason} (a persistent evaluator answers each candidate with one line)"
+                        ),
+                        proc.stderr_tail(),
+                    )),
                     other => other,
                 };
                 return (outcome, !malformed);
             }
-            Ok(Event::StderrClosed | Event::StdoutAll(_)) => {}
+            Ok(Event::StderrClosed) => stderr_open = false,
+            Ok(Event::StdoutAll(_)) => {}
             Ok(Event::StdoutTooLarge) => {
                 let reason = format!(
                     "evaluator printed a line of more than {} MiB on stdout",
@@ -149,8 +159,13 @@ fn await_answer(proc: &mut Proc, spec: &CommandSpec, deadline: Instant) -> (Eval
                 );
                 return (EvalOutcome::Failed(reason), false);
             }
-            Ok(Event::Exited | Event::StdoutClosed | Event::StdoutError(_))
-            | Err(RecvTimeoutError::Disconnected) => return (died(proc, deadline), false),
+            Ok(Event::Exited) => return (died(proc, deadline, true, stderr_open), false),
+            Ok(Event::StdoutClosed | Event::StdoutError(_)) => {
+                return (died(proc, deadline, false, stderr_open), false);
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return (died(proc, deadline, false, false), false);
+            }
             Err(RecvTimeoutError::Timeout) => {
                 return (EvalOutcome::TimedOut(timeout_reason(spec.timeout)), false);
             }
@@ -158,18 +173,20 @@ fn await_answer(proc: &mut Proc, spec: &CommandSpec, deadline: Instant) -> (Eval
     }
 }
 
-/// The outcome of a candidate whose worker exited (or closed stdout) before answering.
-fn died(proc: &mut Proc, deadline: Instant) -> EvalOutcome {
+/// The outcome of a candidate whose worker exited (or closed stdout) before answering;
+/// `stdout_open` and `stderr_open` say which pipes have not reached their end yet.
+fn died(proc: &mut Proc, deadline: Instant, stdout_open: bool, stderr_open: bool) -> EvalOutcome {
     // The answer may have raced the exit. Killing the rest of the group ends the pipes, so
     // whatever is still in them arrives, then end of file.
     proc.kill_group();
     let until = deadline.min(Instant::now() + DEATH_GRACE);
-    let (mut stdout_open, mut stderr_open) = (true, true);
+    let (mut stdout_open, mut stderr_open) = (stdout_open, stderr_open);
     while stdout_open || stderr_open {
         match proc
             .events
             .recv_timeout(until.saturating_duration_since(Instant::now()))
         {
+            Ok(Event::StdoutLine(bytes)) if bytes.trim_ascii().is_empty() => {}
             Ok(Event::StdoutLine(bytes)) => {
                 return answer_outcome(&bytes, proc.stderr_tail()).0;
             }

@@ -14,7 +14,7 @@
 use super::command::CommandSpec;
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
-use nix::sys::wait::{Id, WaitPidFlag, waitid};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -149,6 +149,23 @@ impl Proc {
         if !self.reaped {
             // ESRCH (the group is already gone) is the expected failure; nothing to do.
             let _ = killpg(self.group, Signal::SIGKILL);
+        }
+    }
+
+    /// Whether the leader has exited, checked now (the waiter thread's event may still be on
+    /// its way).
+    pub(super) fn has_exited(&self) -> bool {
+        if self.reaped {
+            return true;
+        }
+        let pid = Pid::from_raw(self.child.id() as i32);
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        loop {
+            match waitid(Id::Pid(pid), flags) {
+                Err(Errno::EINTR) => {}
+                Ok(WaitStatus::StillAlive) => return false,
+                _ => return true,
+            }
         }
     }
 

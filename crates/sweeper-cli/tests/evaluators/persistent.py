@@ -28,6 +28,8 @@ for line in sys.stdin:
     elif action == "exit3":
         sys.stderr.write("backend trtllm is not installed\n")
         sys.exit(3)
+    elif action == "quit":
+        sys.exit(0)
     elif action == "hang":
         time.sleep(60)
     elif action == "unsupported":
@@ -38,5 +40,9 @@ for line in sys.stdin:
         print("loading tables...", flush=True)
         continue
     else:
+        if action == "blank":
+            print(flush=True)
         answer = {"pid": os.getpid(), "calls": calls, "id": candidate["id"]}
     print(json.dumps(answer), flush=True)
+    if action == "answer_and_exit":
+        sys.exit(0)

@@ -298,6 +298,19 @@ fn env_is_added_and_cwd_applied() {
 }
 
 #[test]
+fn a_missing_working_directory_is_named_in_the_failure() {
+    let spec = CommandSpec {
+        cwd: Some(PathBuf::from("/nonexistent/sweeper-dir")),
+        ..oneshot("good")
+    };
+    let reason = failed(run(spec));
+    assert!(
+        reason.starts_with("cannot start evaluator `python3` in `/nonexistent/sweeper-dir`: "),
+        "{reason}"
+    );
+}
+
+#[test]
 fn a_bad_spec_is_refused() {
     assert_eq!(
         CommandEvaluator::new(CommandSpec::new(Vec::new())).unwrap_err(),
@@ -433,6 +446,24 @@ fn a_persistent_worker_that_dies_fails_its_candidate_and_is_restarted() {
 }
 
 #[test]
+fn a_persistent_worker_that_exits_cleanly_before_answering_fails_the_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts.log");
+    let evaluator = CommandEvaluator::new(persistent(1, &log)).unwrap();
+    assert_eq!(
+        failed(evaluator.evaluate(0, &action(1, "quit"))),
+        "persistent evaluator exited with code 0 before answering: worker ready"
+    );
+    // An answer followed at once by an exit still counts, whichever the sweep sees first.
+    let answer = report(evaluator.evaluate(0, &action(2, "answer_and_exit")));
+    assert_eq!(answer["calls"], 1.0);
+    // A worker that died between candidates is replaced before the next one goes out.
+    assert_dies(answer["pid"] as u32);
+    assert_eq!(report(evaluator.evaluate(0, &request(3)))["calls"], 1.0);
+    assert_eq!(start_log(&log).len(), 3);
+}
+
+#[test]
 fn a_persistent_worker_exiting_with_code_3_is_unsupported_and_restarted() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("starts.log");
@@ -480,8 +511,13 @@ fn persistent_answers_can_be_statuses_and_bad_reports_keep_the_worker() {
         failed(evaluator.evaluate(0, &action(2, "nan"))),
         "metric `throughput` is NaN"
     );
-    let report = report(evaluator.evaluate(0, &request(3)));
-    assert_eq!(report["calls"], 3.0, "the same worker answered all three");
+    // A blank line before the answer is not an answer.
+    assert_eq!(
+        report(evaluator.evaluate(0, &action(3, "blank")))["calls"],
+        3.0
+    );
+    let report = report(evaluator.evaluate(0, &request(4)));
+    assert_eq!(report["calls"], 4.0, "the same worker answered all four");
     assert_eq!(start_log(&log).len(), 1);
 }
 
@@ -493,6 +529,10 @@ fn a_persistent_answer_that_is_not_json_restarts_the_worker() {
     let reason = failed(evaluator.evaluate(0, &action(1, "garbage")));
     assert!(reason.starts_with("malformed report: "), "{reason}");
     assert!(reason.contains("loading tables"), "{reason}");
+    assert!(
+        reason.contains("answers each candidate with one line"),
+        "{reason}"
+    );
     let report = report(evaluator.evaluate(0, &request(2)));
     assert_eq!(report["calls"], 1.0, "a fresh worker");
     assert_eq!(start_log(&log).len(), 2);
