@@ -38,6 +38,9 @@ from typing import Any, Callable, Iterable, Mapping
 
 STATUS_KEY = os.environ.get("SWEEPER_STATUS_KEY", "__sweeper_status")
 
+# The name of a searched KV load ratio, should it arrive among the parameters.
+LOAD_PARAMETER = "kv_load_ratio"
+
 EXIT_FAILED = 1
 EXIT_UNSUPPORTED = 3
 EXIT_INFEASIBLE = 4
@@ -179,6 +182,9 @@ def resolve_load(
     workload = workload_of(candidate)
     concurrency = candidate.get("concurrency")
     ratio = candidate.get("kv_load_ratio")
+    if ratio is None and concurrency is None:
+        # A searched ratio travels as a top-level field; accept it among the parameters too.
+        ratio = (candidate.get("parameters") or {}).get(LOAD_PARAMETER)
     if workload.get("trace_path") is not None:
         cap = concurrency if concurrency is not None else workload.get("replay_concurrency")
         return Load(
@@ -238,7 +244,7 @@ def int_param(params: Mapping[str, Any], names: Iterable[str], default: int | No
 
 def check_known(params: Mapping[str, Any], known: Iterable[str], ignored: Iterable[str]) -> None:
     """Fails on a parameter the adapter does not map (a silent ignore would mislead the sweep)."""
-    known_set = set(known) | set(ignored)
+    known_set = set(known) | set(ignored) | {LOAD_PARAMETER}
     unknown = sorted(k for k in params if k not in known_set)
     if unknown:
         raise Failed(

@@ -78,6 +78,11 @@ class Spec5(unittest.TestCase):
         trace = se.resolve_load(candidate(concurrency=None, workload={"trace_path": "t.jsonl", "replay_concurrency": 8}))
         self.assertEqual((trace.trace_path, trace.concurrency, trace.request_count), ("t.jsonl", 8, None))
 
+    def test_a_ratio_among_the_parameters_is_read_and_allowed(self):
+        cand = candidate(concurrency=None, parameters={"tp": 1, "kv_load_ratio": 0.5})
+        se.check_known(cand["parameters"], ["tp"], [])
+        self.assertEqual(se.resolve_load(cand, lambda: 42_500).concurrency, 5)
+
     def test_a_ratio_without_a_kv_model_is_unsupported(self):
         with self.assertRaises(se.Unsupported):
             se.resolve_load(candidate(concurrency=None, kv_load_ratio=0.5))
