@@ -218,16 +218,38 @@ fn workloads_it_cannot_model() {
     r.workload = json!({"trace_path": "x.jsonl"});
     assert!(matches!(model.evaluate(0, &r), EvalOutcome::Unsupported(m) if m.contains("trace")));
     r.concurrency = None;
-    r.workload = json!({"isl": 100, "osl": 100, "num_request_ratio": 1, "request_rate": 3.0});
-    assert!(
-        matches!(model.evaluate(0, &r), EvalOutcome::Unsupported(m) if m.contains("request_rate"))
-    );
     r.workload = json!({"osl": 100});
     assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(m) if m.contains("isl")));
     r.workload = json!({"isl": 100, "osl": 100, "concurrency": 4});
     assert_eq!(report(model.evaluate(0, &r))["concurrency"], 4.0);
     r.workload = json!({"isl": 100, "osl": 100});
     assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(m) if m.contains("no load")));
+}
+
+#[test]
+fn open_loop_request_rate() {
+    let model = BuiltinEvaluator::from_config(&json!({})).unwrap();
+    let mut r = request(&json!({"tp": 2, "max_batch_size": 64}), None, None);
+    let at = |r: &mut EvalRequest, rate: f64| {
+        r.workload =
+            json!({"isl": 4000, "osl": 500, "num_request_ratio": 100, "request_rate": rate});
+        report(model.evaluate(0, r))
+    };
+    // Below saturation every arrival is served: throughput = rate × osl.
+    let light = at(&mut r, 0.5);
+    assert!((light["output_throughput_tok_s"] - 250.0).abs() < 1e-6);
+    let busier = at(&mut r, 2.0);
+    assert!((busier["output_throughput_tok_s"] - 1000.0).abs() < 1e-6);
+    assert!(busier["concurrency"] > light["concurrency"]);
+    assert!(busier["mean_tpot_ms"] > light["mean_tpot_ms"]);
+    // Far past saturation throughput stops growing and the backlog shows in TTFT.
+    let over = at(&mut r, 50.0);
+    let over2 = at(&mut r, 100.0);
+    assert!((over["output_throughput_tok_s"] - over2["output_throughput_tok_s"]).abs() < 1e-6);
+    assert!(over["output_throughput_tok_s"] < 50.0 * 500.0);
+    assert!(over["mean_ttft_ms"] > 10.0 * busier["mean_ttft_ms"]);
+    r.workload = json!({"isl": 100, "osl": 100, "request_rate": -1.0});
+    assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(m) if m.contains("request_rate")));
 }
 
 #[test]
