@@ -431,14 +431,20 @@ impl Axis {
         if integer {
             step = step.max(1.0).round();
         }
-        let lo_t = (lo / step).floor() * step;
-        let hi_t = (hi / step).ceil() * step;
-        let n = ((hi_t - lo_t) / step).round() as usize;
-        let ticks: Vec<f64> = (0..=n).map(|k| lo_t + step * k as f64).collect();
+        // Snap the domain out to the next tick when that wastes little room; else keep the
+        // padded data range and label only the ticks inside it.
+        let slack = 0.12 * (hi - lo);
+        let floor = (lo / step).floor() * step;
+        let ceil = (hi / step).ceil() * step;
+        let lo = if lo - floor <= slack { floor } else { lo };
+        let hi = if ceil - hi <= slack { ceil } else { hi };
+        let first = (lo / step - 1e-9).ceil() as i64;
+        let last = (hi / step + 1e-9).floor() as i64;
+        let ticks: Vec<f64> = (first..=last).map(|k| k as f64 * step).collect();
         let labels = tick_labels(&ticks, step);
         Axis {
-            lo: lo_t,
-            hi: hi_t.max(lo_t + step),
+            lo,
+            hi: if hi > lo { hi } else { lo + step },
             ticks,
             labels,
         }
@@ -545,16 +551,14 @@ fn tick_labels(ticks: &[f64], step: f64) -> Vec<String> {
         .iter()
         .map(|&v| {
             let s = format!("{:.*}", decimals, v / scale);
-            let s = if s
-                .trim_start_matches('-')
+            if s.trim_start_matches('-')
                 .chars()
                 .all(|c| c == '0' || c == '.')
             {
-                format!("{:.*}", decimals, 0.0)
+                "0".to_owned()
             } else {
-                s
-            };
-            format!("{s}{suffix}")
+                format!("{s}{suffix}")
+            }
         })
         .collect()
 }
@@ -689,7 +693,11 @@ mod tests {
             b.labels
         );
         let c = Axis::fit(&[20_000.0, 90_000.0], 5.0, false);
-        assert!(c.labels.iter().all(|l| l.ends_with('k')), "{:?}", c.labels);
+        assert!(
+            c.labels.iter().all(|l| l == "0" || l.ends_with('k')),
+            "{:?}",
+            c.labels
+        );
         let d = Axis::fit(&[5.0], 5.0, false);
         assert!(d.lo < 5.0 && d.hi > 5.0);
         let e = Axis::fit(&[-1.0, 1.0], 5.0, false);
