@@ -319,7 +319,7 @@ impl BuiltinEvaluator {
             Load::Rate(_) => replicas as f64 * completion_rate * sampled.e2e_ms / 1000.0,
         };
 
-        let used_gpus = (tp * replicas) as f64;
+        let used_gpus = tp.saturating_mul(replicas) as f64;
         let throughput = replicas as f64 * completion_rate * osl;
         let duration_ms = requests as f64 * osl / throughput * 1000.0;
         let mut report = RawReport::new();

@@ -334,3 +334,46 @@ fn config_errors_name_the_key_path_and_the_presets() {
         ("Qwen3-32B-like FP8", "H200 SXM")
     );
 }
+
+#[test]
+fn load_trades_throughput_for_latency_and_extremes_stay_finite() {
+    let model = BuiltinEvaluator::from_config(&json!({"length_jitter": 0})).unwrap();
+    for tp in [1u64, 2, 4, 8] {
+        let mut previous: Option<RawReport> = None;
+        for clients in [1u64, 4, 16, 64, 128] {
+            let r = report(model.evaluate(
+                0,
+                &request(
+                    &json!({"tp": tp, "max_batch_size": 128}),
+                    Some(clients),
+                    None,
+                ),
+            ));
+            if let Some(p) = &previous {
+                assert!(
+                    r["output_throughput_tok_s"] > p["output_throughput_tok_s"],
+                    "tp {tp}"
+                );
+                assert!(r["mean_tpot_ms"] > p["mean_tpot_ms"], "tp {tp}");
+                assert!(
+                    r["mean_output_token_throughput_per_user"]
+                        < p["mean_output_token_throughput_per_user"]
+                );
+            }
+            previous = Some(r);
+        }
+    }
+    // Absurd sizes neither panic nor produce non-finite numbers.
+    for params in [
+        json!({"tp": 8, "replicas": u64::MAX, "max_batch_size": u64::MAX}),
+        json!({"tp": 1, "replicas": 1, "max_batch_size": 1}),
+    ] {
+        for (c, ratio) in [(Some(u64::MAX), None), (None, Some(1e300)), (Some(1), None)] {
+            match model.evaluate(0, &request(&params, c, ratio)) {
+                EvalOutcome::Report(r) => assert!(r.values().all(|v| v.is_finite()), "{r:?}"),
+                EvalOutcome::Infeasible(_) | EvalOutcome::Failed(_) => {}
+                other => panic!("{params}: {other:?}"),
+            }
+        }
+    }
+}
