@@ -11,6 +11,11 @@
 //!   against tok/s/user by default), every candidate in grey, the front as a highlighted
 //!   step line through its points; three or more draw one panel per pair of objectives.
 //! - [`best_by_trial_svg`]: a scalar goal's score per trial and the best score so far.
+//! - [`objective_label`]: a target's axis label with its unit.
+//!
+//! The step line needs to know which way the x objective points: labels naming a latency
+//! (`latency`, `ttft`, `tpot`, `itl`) are taken as minimized, everything else as maximized,
+//! as in SPEC 2 where `e2e_latency` is the only minimized target.
 //!
 //! ```
 //! use sweeper_cli::plot::{PlotSeries, frontier_svg};
@@ -35,6 +40,19 @@ pub struct PlotSeries<'a> {
     pub points: &'a [Vec<f64>],
     /// Indices into `points` of the candidates on the front.
     pub front: &'a [usize],
+}
+
+/// An axis label for a goal target: its name and its unit, e.g. `throughput_per_gpu`
+/// → `throughput_per_gpu (tok/s/gpu)`. Unknown names are returned as they are.
+pub fn objective_label(target: &str) -> String {
+    let unit = match target {
+        "throughput" | "goodput" => "tok/s",
+        "throughput_per_gpu" | "goodput_per_gpu" => "tok/s/gpu",
+        "throughput_per_user" => "tok/s/user",
+        "e2e_latency" => "ms",
+        _ => return target.to_owned(),
+    };
+    format!("{target} ({unit})")
 }
 
 const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
@@ -706,6 +724,18 @@ mod tests {
             "{:?}",
             e.labels
         );
+    }
+
+    #[test]
+    fn labels_carry_units() {
+        assert_eq!(
+            objective_label("throughput_per_gpu"),
+            "throughput_per_gpu (tok/s/gpu)"
+        );
+        assert_eq!(objective_label("e2e_latency"), "e2e_latency (ms)");
+        assert_eq!(objective_label("custom"), "custom");
+        assert!(is_minimized(&objective_label("e2e_latency")));
+        assert!(!is_minimized(&objective_label("throughput_per_user")));
     }
 
     #[test]
