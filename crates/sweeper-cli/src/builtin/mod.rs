@@ -8,8 +8,9 @@
 //! # It is an approximation
 //!
 //! A roofline model, calibrated once against published figures of NVIDIA's aiconfigurator
-//! (Qwen3-32B FP8 on H200, TensorRT-LLM, isl 4000, osl 500; the integration test
-//! `builtin::calibration` pins it within ±35% of each figure). Each engine step costs, per
+//! (Qwen3-32B FP8 on H200, TensorRT-LLM, isl 4000, osl 500, `num_request_ratio` 10; the
+//! integration test `builtin::calibration_within_35_percent_of_aiconfigurator` pins it
+//! within ±35% of each figure: tok/s/gpu, tok/s/user, TTFT and TPOT). Each engine step costs, per
 //! tensor-parallel rank, the slower of streaming the weights and computing the projections,
 //! plus the KV-cache reads of decode attention, the FLOPs of prefill attention, two ring
 //! all-reduces per layer over `NVLink`, and fixed per-layer and per-step overheads. Achieved

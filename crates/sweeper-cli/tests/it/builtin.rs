@@ -26,7 +26,9 @@ fn report(outcome: EvalOutcome) -> RawReport {
 }
 
 /// One published aiconfigurator figure (Qwen3-32B FP8, H200, TensorRT-LLM, isl 4000,
-/// osl 500, aggregated, every batch slot busy) and the model's value for it.
+/// osl 500, aggregated, every batch slot busy) and the model's value for it. The runs use
+/// `num_request_ratio: 10`: aiconfigurator's aggregated TTFT assumes a benchmark of about
+/// ten times the concurrency in requests, so the first wave's queued prefills weigh a tenth.
 struct Figure {
     name: &'static str,
     target: f64,
