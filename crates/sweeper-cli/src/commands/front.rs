@@ -416,7 +416,7 @@ mod tests {
     fn exact_numbers() {
         assert_eq!(exact(1.0), "1.0");
         assert_eq!(exact(0.1 + 0.2), "0.30000000000000004");
-        assert_eq!(exact(1e300), "1e300");
+        assert_eq!(exact(1e300), "1e+300");
         assert_eq!(exact(f64::NEG_INFINITY), "-inf");
     }
 

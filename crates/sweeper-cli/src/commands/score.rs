@@ -150,7 +150,8 @@ fn fill_used_gpus(config: &mut Map<String, Value>, rule: Option<&UsedGpus>) {
     }
 }
 
-/// A number for people: integers as integers, else about six significant digits.
+/// A number for people: integers as integers, two decimals from 1 to 1e6 (tok/s, ms), four
+/// below 1, scientific notation outside `[1e-3, 1e6)`. JSON and CSV print exact numbers.
 fn human(x: f64) -> String {
     if !x.is_finite() {
         return exact(x);
@@ -158,12 +159,14 @@ fn human(x: f64) -> String {
     if x == x.trunc() && x.abs() < 1e15 {
         return format!("{x:.0}");
     }
-    let magnitude = x.abs().log10().floor() as i32;
-    if !(-3..6).contains(&magnitude) {
-        return format!("{x:.4e}");
+    let a = x.abs();
+    if !(1e-3..1e6).contains(&a) {
+        format!("{x:.4e}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.4}")
     }
-    let decimals = (5 - magnitude).clamp(0, 6) as usize;
-    format!("{x:.decimals$}")
 }
 
 /// A config value as a table cell.
@@ -308,11 +311,12 @@ mod tests {
     #[test]
     fn human_numbers() {
         assert_eq!(human(4.0), "4");
-        assert_eq!(human(114.156_504_467_022_77), "114.157");
-        assert_eq!(human(13.817_807_151_061_661), "13.8178");
-        assert_eq!(human(0.016_716_895_690_055_1), "0.016717");
+        assert_eq!(human(114.156_504_467_022_77), "114.16");
+        assert_eq!(human(13.817_807_151_061_661), "13.82");
+        assert_eq!(human(0.016_716_895_690_055_1), "0.0167");
         assert_eq!(human(1_767_922.259_503), "1.7679e6");
         assert_eq!(human(0.000_01), "1.0000e-5");
+        assert_eq!(human(-2.5), "-2.50");
         assert_eq!(human(f64::NEG_INFINITY), "-inf");
     }
 

@@ -1,3 +1,5 @@
-//! Integration tests of the `sweeper` binary, one module per subcommand.
+//! Integration tests of `sweeper-cli`: one binary (one link) for every module.
 
-mod validate;
+mod common;
+mod front;
+mod score;
