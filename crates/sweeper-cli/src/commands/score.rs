@@ -1,7 +1,7 @@
 //! `sweeper score`: score evaluated reports against a config's goal and print the ranking
 //! (scalar goal) or the Pareto front (pareto goal).
 
-use super::front::{exact, input_error, note, write_csv, write_stdout, write_table};
+use super::front::{exact, input_error, json_io, note, write_csv, write_stdout, write_table};
 use super::{CliError, CliResult, Format};
 use serde_json::{Map, Value};
 use std::io::{self, Write};
@@ -121,7 +121,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     };
     write_stdout(|out| match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &shown).map_err(io::Error::other)?;
+            serde_json::to_writer_pretty(&mut *out, &shown).map_err(json_io)?;
             writeln!(out)
         }
         Format::Csv => write_candidates_csv(out, &shown, objectives, pareto),

@@ -324,3 +324,39 @@ fn help_teaches_with_examples() {
         assert!(run.stdout.contains(want), "{want}: {}", run.stdout);
     }
 }
+
+#[test]
+fn closed_stdout_exits_0() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    // 20,000 rows on an anti-diagonal, every one on the front: hundreds of kB of output, far
+    // more than a pipe holds, so the writer must meet the closed pipe whatever the timing.
+    let n = 20_000;
+    let data: Vec<f64> = (0..n).flat_map(|i| [i as f64, -(i as f64)]).collect();
+    let (_dir, path) = temp_file("big.npy", encode_npy(n, 2, &data));
+    for format in ["table", "csv", "json"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sweeper"))
+            .args(["front".as_ref(), path.as_os_str()])
+            .args(["-o", "0:max", "-o", "1:max", "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
