@@ -260,6 +260,24 @@ fn sla_from_raw(s: &RawSla) -> Result<Sla, ConfigError> {
     })
 }
 
+/// A goal with this target and no other checks, for validating the workload of a config
+/// whose goal block failed for another reason (the workload only needs the target).
+pub(crate) fn stand_in(g: Option<&RawGoal>) -> Option<Goal> {
+    let target = match g.and_then(|g| g.target.as_ref()) {
+        None => Target::Scalar(Objective::Throughput),
+        Some(v) => target_at(v, "goal.target", false).ok()?,
+    };
+    let objectives = match target {
+        Target::Scalar(o) => vec![o],
+        Target::Pareto => DEFAULT_PARETO_OBJECTIVES.to_vec(),
+    };
+    Some(Goal {
+        target,
+        objectives,
+        sla: None,
+    })
+}
+
 /// Validates a raw `goal:` block.
 pub(crate) fn from_raw(g: &RawGoal) -> Result<Goal, ConfigError> {
     let target = match &g.target {
