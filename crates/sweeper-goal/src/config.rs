@@ -66,47 +66,74 @@ impl Serialize for SweepConfig {
 /// Parses and validates a config from YAML or JSON text.
 ///
 /// Checks run block by block (goal, workload, search space, evaluator, sweep) and the
-/// first failure is returned. An empty document is the all-default config.
+/// first failure is returned; [`parse_all`] gives every block's failure. An empty document
+/// is the all-default config.
 pub fn parse(text: &str) -> Result<SweepConfig, ConfigError> {
-    let raw: Option<RawConfig> = yaml::from_str(text)?;
+    parse_all(text).map_err(|mut errors| errors.swap_remove(0))
+}
+
+/// Like [`parse`], but reports the first failure of *each* block (goal, workload, search
+/// space, evaluator, sweep), in that order, so that a user fixes them in one pass. The
+/// workload is checked against the goal's target even when the goal failed for another
+/// reason, and skipped only when the target itself is unreadable. A
+/// syntax or structure error stops everything and comes alone. The `Err` vector is never
+/// empty.
+pub fn parse_all(text: &str) -> Result<SweepConfig, Vec<ConfigError>> {
+    let raw: Option<RawConfig> = yaml::from_str(text).map_err(|e| vec![e])?;
     let Some(raw) = raw else {
         return Ok(SweepConfig::default());
     };
-    let goal = raw
-        .goal
-        .as_ref()
-        .map(goal::from_raw)
-        .transpose()?
-        .unwrap_or_default();
-    let workload = raw
-        .workload
-        .as_ref()
-        .map(|w| workload::from_raw(w, &goal))
-        .transpose()?;
-    let search_space = raw
-        .search_space
-        .as_ref()
-        .map(space::from_raw)
-        .transpose()?
-        .unwrap_or_default();
-    let evaluator = raw
-        .evaluator
-        .as_ref()
-        .map(evaluator::from_raw)
-        .transpose()?;
-    let sweep = raw
-        .sweep
-        .as_ref()
-        .map(sweep::from_raw)
-        .transpose()?
-        .unwrap_or_default();
-    Ok(SweepConfig {
-        goal,
-        workload,
-        search_space,
-        evaluator,
-        sweep,
-    })
+    let mut errors = Vec::new();
+    let goal = keep(
+        &mut errors,
+        raw.goal.as_ref().map(goal::from_raw).transpose(),
+    );
+    // A failed goal still has a usable target most of the time (e.g. only its SLA was
+    // wrong); the workload's checks need nothing else.
+    let target_goal = match &goal {
+        Some(g) => Some(g.clone().unwrap_or_default()),
+        None => goal::stand_in(raw.goal.as_ref()),
+    };
+    let workload = target_goal.and_then(|g| {
+        keep(
+            &mut errors,
+            raw.workload
+                .as_ref()
+                .map(|w| workload::from_raw(w, &g))
+                .transpose(),
+        )
+    });
+    let search_space = keep(
+        &mut errors,
+        raw.search_space.as_ref().map(space::from_raw).transpose(),
+    );
+    let evaluator = keep(
+        &mut errors,
+        raw.evaluator.as_ref().map(evaluator::from_raw).transpose(),
+    );
+    let sweep = keep(
+        &mut errors,
+        raw.sweep.as_ref().map(sweep::from_raw).transpose(),
+    );
+    match (goal, workload, search_space, evaluator, sweep) {
+        (Some(goal), Some(workload), Some(search_space), Some(evaluator), Some(sweep))
+            if errors.is_empty() =>
+        {
+            Ok(SweepConfig {
+                goal: goal.unwrap_or_default(),
+                workload,
+                search_space: search_space.unwrap_or_default(),
+                evaluator,
+                sweep: sweep.unwrap_or_default(),
+            })
+        }
+        _ => Err(errors),
+    }
+}
+
+/// The value of a block, or `None` after recording its error.
+fn keep<T>(errors: &mut Vec<ConfigError>, r: Result<T, ConfigError>) -> Option<T> {
+    r.map_err(|e| errors.push(e)).ok()
 }
 
 /// Reads a file and [`parse`]s it; an unreadable file is [`ConfigError::Io`].
@@ -116,4 +143,15 @@ pub fn from_path(path: &Path) -> Result<SweepConfig, ConfigError> {
         source: e.into(),
     })?;
     parse(&text)
+}
+
+/// Reads a file and [`parse_all`]s it; an unreadable file is one [`ConfigError::Io`].
+pub fn from_path_all(path: &Path) -> Result<SweepConfig, Vec<ConfigError>> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![ConfigError::Io {
+            path: path.to_owned(),
+            source: e.into(),
+        }]
+    })?;
+    parse_all(&text)
 }

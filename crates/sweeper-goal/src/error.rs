@@ -40,12 +40,19 @@ impl std::error::Error for IoError {
     }
 }
 
-fn at(line: Option<usize>, column: Option<usize>) -> String {
-    match (line, column) {
-        (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
-        (Some(l), None) => format!(" (line {l})"),
-        _ => String::new(),
-    }
+/// A position in the config text, 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+fn at(location: Option<&Location>) -> String {
+    location.map_or_else(String::new, |l| {
+        format!(" (line {}, column {})", l.line, l.column)
+    })
 }
 
 fn list(items: &[String]) -> String {
@@ -68,26 +75,22 @@ pub enum ConfigError {
         source: IoError,
     },
     /// The text is not YAML (or JSON) at all.
-    #[error("invalid YAML/JSON{}: {message}", at(*line, *column))]
+    #[error("invalid YAML/JSON{}: {message}", at(location.as_ref()))]
     Syntax {
         /// The parser's message.
         message: String,
-        /// 1-based line, when the parser knows it.
-        line: Option<usize>,
-        /// 1-based column, when the parser knows it.
-        column: Option<usize>,
+        /// Where, when the parser knows it.
+        location: Option<Location>,
     },
     /// A block has the wrong shape for the parser (e.g. `goal: 5` where a mapping belongs).
-    #[error("{path}{}: {message}", at(*line, *column))]
+    #[error("{}{}: {message}", if path.is_empty() { "config" } else { path }, at(location.as_ref()))]
     Structure {
         /// Key path of the block.
         path: String,
         /// What is wrong.
         message: String,
-        /// 1-based line, when known.
-        line: Option<usize>,
-        /// 1-based column, when known.
-        column: Option<usize>,
+        /// Where, when the parser knows it.
+        location: Option<Location>,
     },
     /// A key appears twice in one mapping.
     #[error(
@@ -100,7 +103,11 @@ pub enum ConfigError {
         key: String,
     },
     /// A key that the schema does not know (unknown keys are rejected at every level).
-    #[error("{path}: unknown key `{key}`{}; expected {expected}", at(*line, *column))]
+    #[error(
+        "{path}: unknown key `{key}`{}; {}expected {expected}",
+        at(location.as_ref()),
+        did_you_mean.as_ref().map_or_else(String::new, |k| format!("did you mean `{k}`? "))
+    )]
     UnknownKey {
         /// Path of the unknown key, the key included.
         path: String,
@@ -108,10 +115,10 @@ pub enum ConfigError {
         key: String,
         /// The keys accepted at that level.
         expected: String,
-        /// 1-based line, when known.
-        line: Option<usize>,
-        /// 1-based column, when known.
-        column: Option<usize>,
+        /// The accepted key closest to the one written, when one is close.
+        did_you_mean: Option<String>,
+        /// Where, when the parser knows it.
+        location: Option<Location>,
     },
     /// A value of the wrong type (a string where a number belongs, `1.9` for an integer, a
     /// list for one number).
@@ -522,22 +529,53 @@ impl ConfigError {
     /// `(line, column)` of the error, 1-based, when the parser reported it.
     pub fn location(&self) -> Option<(usize, usize)> {
         match self {
-            ConfigError::Syntax {
-                line: Some(l),
-                column: Some(c),
-                ..
-            }
-            | ConfigError::Structure {
-                line: Some(l),
-                column: Some(c),
-                ..
-            }
-            | ConfigError::UnknownKey {
-                line: Some(l),
-                column: Some(c),
-                ..
-            } => Some((*l, *c)),
+            ConfigError::Syntax { location, .. }
+            | ConfigError::Structure { location, .. }
+            | ConfigError::UnknownKey { location, .. } => location.map(|l| (l.line, l.column)),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_and_syntax_have_no_path() {
+        let io = ConfigError::Io {
+            path: PathBuf::from("x.yaml"),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound).into(),
+        };
+        assert_eq!(io.path(), None);
+        assert_eq!(io.rule(), "io");
+        assert!(std::error::Error::source(&io).is_some());
+        assert_eq!(io.clone(), io);
+        let syntax = ConfigError::Syntax {
+            message: "bad".into(),
+            location: Some(Location { line: 2, column: 5 }),
+        };
+        assert_eq!(syntax.path(), None);
+        assert_eq!(syntax.location(), Some((2, 5)));
+        assert_eq!(
+            syntax.to_string(),
+            "invalid YAML/JSON (line 2, column 5): bad"
+        );
+    }
+
+    #[test]
+    fn messages_are_lowercase_without_a_period() {
+        let e = ConfigError::KvRangeOrder {
+            path: "workload.kv_load_ratio".into(),
+            min: 1.0,
+            max: 0.5,
+        };
+        let m = e.to_string();
+        assert!(
+            m.starts_with("workload.kv_load_ratio: range [1, 0.5]"),
+            "{m}"
+        );
+        assert!(!m.ends_with('.'));
+        assert_eq!(e.path(), Some("workload.kv_load_ratio"));
     }
 }

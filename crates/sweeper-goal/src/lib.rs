@@ -37,8 +37,11 @@
 //! - **Numbers**: an integer field accepts a whole float (`64.0`) but not `1.9`; numbers
 //!   written as strings (`"64"`) are rejected. `.nan`/`.inf` parse as numbers and are then
 //!   rejected wherever a finite number is required.
-//! - **One error**: validation stops at the first failure, in block order goal, workload,
-//!   search space, evaluator, sweep; within a block, in key order of the schema.
+//! - **Errors**: within a block, validation stops at the first failure (in key order of
+//!   the schema). [`parse`] returns the first failing block's error in the order goal,
+//!   workload, search space, evaluator, sweep; [`parse_all`] returns one error per failing
+//!   block (the workload is skipped only when the goal's target itself is unreadable, as
+//!   its range rule needs the target).
 //! - **SLA**: an SLA is allowed under any goal (it is passed to evaluators) and may set any
 //!   subset of its fields; only a goodput objective *requires* `e2e_ms` or the
 //!   `ttft_ms`+`itl_ms` pair. `sla: {}` is kept as an empty SLA.
@@ -73,8 +76,8 @@ mod sweep;
 mod workload;
 mod yaml;
 
-pub use config::{SweepConfig, from_path, parse};
-pub use error::{ConfigError, IoError};
+pub use config::{SweepConfig, from_path, from_path_all, parse, parse_all};
+pub use error::{ConfigError, IoError, Location};
 pub use evaluator::{EvaluatorConfig, EvaluatorKind};
 pub use goal::{DEFAULT_PARETO_OBJECTIVES, Goal, Sla};
 pub use load::{

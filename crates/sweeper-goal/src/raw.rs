@@ -2,7 +2,7 @@
 //! `deny_unknown_fields` whose leaves are [`RawValue`]s, so that every value can be checked
 //! (type, finiteness, range) with a message that names its key path and shows it.
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, Location};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt::{self, Write as _};
@@ -309,10 +309,7 @@ pub(crate) struct RawSweep {
 
 /// Turns a parser error (message without path/location) into the matching variant.
 pub(crate) fn classify(path: &str, message: &str, loc: Option<(usize, usize)>) -> ConfigError {
-    let (line, column) = match loc {
-        Some((l, c)) => (Some(l), Some(c)),
-        None => (None, None),
-    };
+    let location = loc.map(|(line, column)| Location { line, column });
     let path = if path == "." {
         String::new()
     } else {
@@ -331,12 +328,13 @@ pub(crate) fn classify(path: &str, message: &str, loc: Option<(usize, usize)>) -
         } else {
             expected
         };
+        let did_you_mean = closest(key, &expected);
         return ConfigError::UnknownKey {
             path,
             key: key.to_owned(),
             expected,
-            line,
-            column,
+            did_you_mean,
+            location,
         };
     }
     for prefix in ["duplicate field `", "duplicate key `"] {
@@ -362,15 +360,40 @@ pub(crate) fn classify(path: &str, message: &str, loc: Option<(usize, usize)>) -
         return ConfigError::Structure {
             path,
             message: format!("found {message}"),
-            line,
-            column,
+            location,
         };
     }
     ConfigError::Syntax {
         message: message.to_owned(),
-        line,
-        column,
+        location,
     }
+}
+
+/// The backticked name in `expected` closest to `key` (edit distance at most 2, or at most
+/// a third of the key's length), if any.
+fn closest(key: &str, expected: &str) -> Option<String> {
+    let names = expected.split('`').skip(1).step_by(2);
+    let limit = (key.chars().count() / 3).max(2);
+    names
+        .map(|n| (edit_distance(key, n), n))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n.to_owned())
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 /// `parent.key` (or `key` at the top level).
@@ -567,4 +590,22 @@ pub(crate) fn to_json(v: &RawValue, path: &str) -> Result<serde_json::Value, Con
             serde_json::Value::Object(m)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{closest, edit_distance};
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(edit_distance("tagret", "target"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+        let expected = "`target`, `sla`, `pareto_objectives`";
+        assert_eq!(closest("tagret", expected).as_deref(), Some("target"));
+        assert_eq!(
+            closest("pareto_objective", expected).as_deref(),
+            Some("pareto_objectives")
+        );
+        assert_eq!(closest("zzzzzz", expected), None);
+    }
 }

@@ -15,8 +15,7 @@ pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError
         let loc = e.location().map(|l| (l.line(), l.column()));
         return Err(ConfigError::Syntax {
             message: bare_message(&e.to_string(), loc),
-            line: loc.map(|l| l.0),
-            column: loc.map(|l| l.1),
+            location: loc.map(|(line, column)| crate::error::Location { line, column }),
         });
     }
     let de = serde_yaml::Deserializer::from_str(text);
@@ -39,11 +38,12 @@ pub(crate) fn to_string<T: Serialize>(value: &T) -> String {
 /// The parser's message without its own `path: ` prefix and ` at line L column C` suffix
 /// (both are reported as structured fields instead).
 fn bare_message(full: &str, loc: Option<(usize, usize)>) -> String {
-    let mut msg = full;
+    let mut msg = full.to_owned();
     if let Some((l, c)) = loc {
+        // at the end, or mid-sentence as libyaml writes it ("... at line 3 column 1, while")
         let suffix = format!(" at line {l} column {c}");
-        if let Some(stripped) = msg.strip_suffix(suffix.as_str()) {
-            msg = stripped;
+        if let Some(i) = msg.find(suffix.as_str()) {
+            msg.replace_range(i..i + suffix.len(), "");
         }
     }
     if let Some((head, tail)) = msg.split_once(": ")
@@ -51,9 +51,9 @@ fn bare_message(full: &str, loc: Option<(usize, usize)>) -> String {
         && !head.contains(' ')
         && !head.contains('`')
     {
-        msg = tail;
+        return tail.to_owned();
     }
-    msg.to_owned()
+    msg
 }
 
 #[cfg(test)]
@@ -72,6 +72,13 @@ mod tests {
         assert_eq!(
             bare_message("invalid type: integer `5`, expected a map", None),
             "invalid type: integer `5`, expected a map"
+        );
+        assert_eq!(
+            bare_message(
+                "did not find expected ',' at line 3 column 1, while parsing at line 2 column 11",
+                Some((3, 1))
+            ),
+            "did not find expected ',', while parsing at line 2 column 11"
         );
     }
 }

@@ -22,9 +22,19 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> CliResult {
-    let cfg = sweeper_goal::from_path(&args.config).map_err(|e| match e {
-        ConfigError::Io { .. } => CliError::io(e.to_string()),
-        _ => CliError::invalid(format!("{}: invalid config: {e}", args.config.display())),
+    let cfg = sweeper_goal::from_path_all(&args.config).map_err(|errors| {
+        let file = args.config.display();
+        match errors.as_slice() {
+            [e @ ConfigError::Io { .. }] => CliError::io(e.to_string()),
+            [e] => CliError::invalid(format!("{file}: invalid config: {e}")),
+            _ => {
+                let mut message = format!("{file}: invalid config, {} errors:", errors.len());
+                for e in &errors {
+                    let _ = write!(message, "\n  {e}");
+                }
+                CliError::invalid(message)
+            }
+        }
     })?;
     let out = match args.format {
         Format::Json => {
