@@ -1,5 +1,9 @@
-//! Integration tests of `sweeper-cli`: one binary (one link) for every module.
+//! The integration tests of `sweeper-cli`: one binary, one module per area.
 
+mod builtin;
 mod common;
+mod evaluator;
 mod front;
+mod plot;
 mod score;
+mod validate;
