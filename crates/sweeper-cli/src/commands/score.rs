@@ -14,7 +14,7 @@ use sweeper_score::{
 
 const AFTER_HELP: &str = "\
 REPORTS holds one evaluated candidate per row, in one of three formats (read from the content):
-  JSON Lines   {\"config\": {\"tp\": 4, \"used_gpus\": 4}, \"report\": {\"output_throughput_tok_s\": 286.3, ...}}
+  JSON Lines   {\"config\": {\"used_gpus\": 4}, \"report\": {\"output_throughput_tok_s\": 286.3}}
   JSON array   [{\"config\": {...}, \"report\": {...}}, ...]
   CSV          a header row; columns named after report metrics (output_throughput_tok_s,
                mean_output_token_throughput_per_user, mean_e2e_latency_ms,
@@ -30,12 +30,14 @@ Scalar goal: the ranking, best score first (ties: fewer GPUs, then input order);
 is the goal's value signed so that higher is better (e2e_latency is negated).
 Pareto goal: the non-dominated rows, sorted by the last objective ascending (the x-axis).
 
-Examples:
-  # Rank a serving sweep by tok/s/gpu under the config's GPU budget
-  sweeper score --config sweep.yaml results.csv --show tp,conc --top 10
+Examples (from the repository root, on real serving rows):
+  # Rank by tok/s/gpu under the config's GPU budget; show three config columns
+  sweeper score --config examples/serving/throughput-per-gpu.yaml \\
+      examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv --show tp,offloading,conc --top 10
 
   # The tok/s/gpu vs tok/s/user front of the same rows, as JSON
-  sweeper score --config pareto.yaml results.csv --format json
+  sweeper score --config examples/serving/pareto.yaml \\
+      examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv --format json
 
 Exit status: 0 ok; 1 invalid config, bad input (the message names the row and column) or
 no feasible candidate; 2 usage or I/O error.";
