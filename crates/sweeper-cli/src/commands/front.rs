@@ -40,7 +40,7 @@ dtype; the message names the row and column); 2 usage or I/O error.";
 pub(crate) struct Args {
     /// The table: CSV with a header row (`#` lines are comments), JSON Lines, a JSON array
     /// of objects, or a numpy `.npy` file (float64, shape (n, d), columns named 0..d-1). The
-    /// format is read from the content.
+    /// format is read from the content; `-` reads standard input.
     input: PathBuf,
     /// A column and its direction, `NAME:max` or `NAME:min`. Repeat once per objective;
     /// the last one is the x-axis the front is sorted by.

@@ -49,7 +49,8 @@ pub(crate) struct Args {
     /// The sweep config (YAML or JSON): its goal and `search_space.gpu_budget` apply.
     #[arg(short, long, value_name = "CONFIG")]
     config: PathBuf,
-    /// The evaluated candidates: JSON Lines, a JSON array, or CSV (see below).
+    /// The evaluated candidates: JSON Lines, a JSON array, or CSV (see below); `-` reads
+    /// standard input.
     reports: PathBuf,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]

@@ -360,3 +360,35 @@ fn closed_stdout_exits_0() {
         );
     }
 }
+
+#[test]
+fn reads_standard_input_as_dash() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sweeper"))
+        .args([
+            "front", "-", "-o", "x:max", "-o", "y:min", "--format", "csv",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"x\": 1, \"y\": 1}\n{\"x\": 2, \"y\": 2}\n{\"x\": 0, \"y\": 3}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "index,x,y\n0,1.0,1.0\n1,2.0,2.0\n"
+    );
+}
