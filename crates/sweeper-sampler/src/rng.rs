@@ -1,11 +1,12 @@
-//! A small seeded PRNG (xoshiro256** seeded by SplitMix64) whose state is saved with a study.
+//! A small seeded PRNG (`xoshiro256**` seeded by `SplitMix64`) whose state is saved with a
+//! study.
 //!
 //! Own code, no dependency: the same seed must give the same stream on every platform and
 //! every version, and a restored study must continue the stream where it stopped.
 
 use serde::{Deserialize, Serialize};
 
-/// xoshiro256** (Blackman & Vigna), seeded through SplitMix64.
+/// `xoshiro256**` (Blackman & Vigna), seeded through `SplitMix64`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Rng {
     s: [u64; 4],

@@ -431,7 +431,7 @@ impl Domain {
     }
 
     /// The point at unit-cube position `u` (one number in `[0, 1)` per coordinate).
-    pub(crate) fn from_unit(&self, u: &[f64]) -> Vec<f64> {
+    pub(crate) fn at_unit(&self, u: &[f64]) -> Vec<f64> {
         self.dims
             .iter()
             .zip(u)
@@ -461,7 +461,7 @@ impl Domain {
     /// A uniformly random point.
     pub(crate) fn random(&self, rng: &mut Rng) -> Vec<f64> {
         let u: Vec<f64> = (0..self.dims.len()).map(|_| rng.uniform()).collect();
-        self.from_unit(&u)
+        self.at_unit(&u)
     }
 
     /// Whether two points are the same trial (floats within a tiny tolerance).

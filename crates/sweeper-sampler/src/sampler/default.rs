@@ -66,6 +66,8 @@ pub(crate) struct DefaultSampler {
     hyper: Vec<Option<Vec<f64>>>,
     /// Last fitted `θ` of the feasibility model.
     feas_hyper: Option<Vec<f64>>,
+    /// Number of observations at each metric's last fit (then the feasibility model's).
+    fitted_at: Vec<usize>,
     effort: Effort,
 }
 
@@ -90,6 +92,7 @@ impl DefaultSampler {
             quasi: QuasiSampler::new(seed),
             hyper: vec![None; metrics],
             feas_hyper: None,
+            fitted_at: vec![0; metrics + 1],
             effort: Effort::default(),
         }
     }
@@ -236,7 +239,35 @@ impl Models {
     }
 }
 
+/// Whether hyperparameters last fitted at `at` observations are refitted at `n`: always
+/// while the data set is small, then each time it has grown by a tenth (between refits the
+/// last hyperparameters are reused, which keeps the median suggestion cheap).
+fn refit_due(at: usize, n: usize) -> bool {
+    n <= 40 || n < at || n * 10 >= at * 11
+}
+
 impl DefaultSampler {
+    /// Fits (or reuses) the hyperparameters of model `slot` (metrics, then feasibility).
+    fn hyper_for(&mut self, slot: usize, x: &[f64], n: usize, d: usize, y: &[f64]) -> Vec<f64> {
+        let caps = self.caps();
+        let warm = if slot < self.hyper.len() {
+            self.hyper[slot].clone()
+        } else {
+            self.feas_hyper.clone()
+        };
+        let theta = match warm {
+            Some(w) if w.len() == d + 2 && !refit_due(self.fitted_at[slot], n) => return w,
+            w => gp::fit(x, n, d, y, w.as_deref(), &mut self.rng, caps),
+        };
+        self.fitted_at[slot] = n;
+        if slot < self.hyper.len() {
+            self.hyper[slot] = Some(theta.clone());
+        } else {
+            self.feas_hyper = Some(theta.clone());
+        }
+        theta
+    }
+
     fn build_models(
         &mut self,
         history: &History<'_>,
@@ -246,7 +277,6 @@ impl DefaultSampler {
     ) -> Models {
         let dom = history.domain;
         let d = dom.n_features();
-        let caps = self.caps();
         let pts: Vec<Vec<f64>> = feasible
             .iter()
             .map(|&i| history.points[i].clone())
@@ -267,9 +297,8 @@ impl DefaultSampler {
                 })
                 .collect();
             let z = warp(&raw);
-            let theta = gp::fit(&x, n, d, &z, self.hyper[mi].as_deref(), &mut self.rng, caps);
+            let theta = self.hyper_for(mi, &x, n, d, &z);
             let mut g = Gp::new(&x, d, &z, &theta);
-            self.hyper[mi] = Some(theta);
             let at_obs = g.predict(&x, n);
             lcbs.push(
                 at_obs
@@ -300,17 +329,9 @@ impl DefaultSampler {
                 .sqrt()
                 .max(1e-3);
             let z: Vec<f64> = labels.iter().map(|v| (v - mean) / sd).collect();
-            let theta = gp::fit(
-                &xf,
-                all.len(),
-                d,
-                &z,
-                self.feas_hyper.as_deref(),
-                &mut self.rng,
-                caps,
-            );
+            let slot = self.hyper.len();
+            let theta = self.hyper_for(slot, &xf, all.len(), d, &z);
             let g = Gp::new(&xf, d, &z, &theta);
-            self.feas_hyper = Some(theta);
             Some((g, mean, sd))
         };
         let k = history.metrics.len();
@@ -494,8 +515,10 @@ impl DefaultSampler {
 impl Sampler for DefaultSampler {
     fn suggest(&mut self, history: &History<'_>, count: usize) -> Vec<Vec<f64>> {
         let dom = history.domain;
-        if self.hyper.len() != history.metrics.len() {
+        if self.hyper.len() != history.metrics.len() || self.fitted_at.len() != self.hyper.len() + 1
+        {
             self.hyper = vec![None; history.metrics.len()];
+            self.fitted_at = vec![0; history.metrics.len() + 1];
         }
         let mut out: Vec<Vec<f64>> = Vec::with_capacity(count);
         if dom.len() == 0 {
@@ -506,9 +529,7 @@ impl Sampler for DefaultSampler {
         if taken < n_init {
             let k = (n_init - taken).min(count);
             let quasi = &mut self.quasi;
-            out = fill_unique(history, &[], k, || {
-                dom.from_unit(&quasi.next_unit(dom.len()))
-            });
+            out = fill_unique(history, &[], k, || dom.at_unit(&quasi.next_unit(dom.len())));
         }
         if out.len() == count {
             return out;
@@ -528,7 +549,7 @@ impl Sampler for DefaultSampler {
             for _ in 0..rest {
                 let quasi = &mut self.quasi;
                 let cands = fill_unique(history, &out, 64, || {
-                    dom.from_unit(&quasi.next_unit(dom.len()))
+                    dom.at_unit(&quasi.next_unit(dom.len()))
                 });
                 let taken_x: Vec<Vec<f64>> =
                     history.points.iter().chain(out.iter()).cloned().collect();
@@ -636,14 +657,13 @@ impl Sampler for DefaultSampler {
             let px = dom.features_of(std::slice::from_ref(&point));
             for (g, pred) in models.gps.iter().zip(preds.iter_mut()) {
                 let rows = pred.v.len() / m.max(1);
-                let (vp, var_p) = match kind_col {
-                    Some(c) => ((0..rows).map(|i| pred.v[i * m + c]).collect(), pred.var[c]),
-                    None => {
-                        // a refined point outside the candidate set: predict it from scratch,
-                        // then apply the rows added so far in this batch
-                        let single = g.predict(&px, 1);
-                        (single.v, single.var[0])
-                    }
+                let (vp, var_p) = if let Some(c) = kind_col {
+                    ((0..rows).map(|i| pred.v[i * m + c]).collect(), pred.var[c])
+                } else {
+                    // a refined point outside the candidate set (only ever the first member,
+                    // before any row was added): predict it from the model itself
+                    let single = g.predict(&px, 1);
+                    (single.v, single.var[0])
                 };
                 if vp.len() == rows {
                     let kp = g.kernel_to(&xc, &px);

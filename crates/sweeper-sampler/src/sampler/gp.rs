@@ -462,9 +462,7 @@ impl Gp {
         let n = vp.len();
         let denom = (var_p + self.noise).sqrt();
         let mut u: Vec<f64> = kp.to_vec();
-        for i in 0..n {
-            let row = &pred.v[i * m..(i + 1) * m];
-            let a = vp[i];
+        for (row, &a) in pred.v.chunks_exact(m).zip(vp).take(n) {
             for (x, r) in u.iter_mut().zip(row) {
                 *x -= a * r;
             }

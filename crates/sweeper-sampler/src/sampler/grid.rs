@@ -34,7 +34,7 @@ fn grid_point(domain: &Domain, mut k: u128) -> Vec<f64> {
         k /= l;
         p[j] = match d {
             Dim::Float { .. } => idx as f64 / (FLOAT_LEVELS - 1) as f64,
-            Dim::Int { lo, .. } => (*lo as i128 + idx as i128) as f64,
+            Dim::Int { lo, .. } => (i128::from(*lo) + idx as i128) as f64,
             _ => idx as f64,
         };
     }

@@ -52,36 +52,55 @@ pub(super) fn backward(l: &[Vec<f64>], b: &mut [f64]) {
     }
 }
 
-/// Solves `L X = B` in place for `B` of `l.len()` rows of `m` columns (row-major).
+/// Solves `L X = B` in place for `B` of `l.len()` rows of `m` columns (row-major), in
+/// blocks of columns so that the working set stays in cache.
 pub(super) fn forward_many(l: &[Vec<f64>], b: &mut [f64], m: usize) {
-    for i in 0..l.len() {
-        let (done, rest) = b.split_at_mut(i * m);
-        let bi = &mut rest[..m];
-        for (k, &lik) in l[i][..i].iter().enumerate() {
-            let bk = &done[k * m..(k + 1) * m];
-            for (x, y) in bi.iter_mut().zip(bk) {
-                *x -= lik * y;
+    const BLOCK: usize = 256;
+    let mut c0 = 0;
+    while c0 < m {
+        let c1 = (c0 + BLOCK).min(m);
+        for i in 0..l.len() {
+            let (done, rest) = b.split_at_mut(i * m);
+            let bi = &mut rest[c0..c1];
+            for (k, &lik) in l[i][..i].iter().enumerate() {
+                let bk = &done[k * m + c0..k * m + c1];
+                for (x, y) in bi.iter_mut().zip(bk) {
+                    *x -= lik * y;
+                }
+            }
+            let inv = 1.0 / l[i][i];
+            for x in bi.iter_mut() {
+                *x *= inv;
             }
         }
-        let inv = 1.0 / l[i][i];
-        for x in bi.iter_mut() {
-            *x *= inv;
-        }
+        c0 = c1;
     }
 }
 
 /// The inverse of `L Lᵀ`, full row-major.
 pub(super) fn inverse(l: &[Vec<f64>]) -> Vec<f64> {
     let n = l.len();
-    // Z = L^{-1} (lower triangular), then K^{-1} = Zᵀ Z, lower half accumulated.
+    // Z = L^{-1}, lower triangular, row by row: row i = (e_i − Σ_{k<i} L[i][k]·row k) / L[i][i];
+    // row k is zero beyond column k, so each update touches k + 1 entries.
     let mut z = vec![0.0; n * n];
     for i in 0..n {
-        z[i * n + i] = 1.0;
+        let (done, rest) = z.split_at_mut(i * n);
+        let zi = &mut rest[..=i];
+        zi[i] = 1.0;
+        for (k, &lik) in l[i][..i].iter().enumerate() {
+            let zk = &done[k * n..=k * n + k];
+            for (x, y) in zi.iter_mut().zip(zk) {
+                *x -= lik * y;
+            }
+        }
+        let inv = 1.0 / l[i][i];
+        for x in zi.iter_mut() {
+            *x *= inv;
+        }
     }
-    forward_many(l, &mut z, n);
     let mut out = vec![0.0; n * n];
     for k in 0..n {
-        let zk = &z[k * n..k * n + k + 1];
+        let zk = &z[k * n..=k * n + k];
         for i in 0..=k {
             let zki = zk[i];
             if zki == 0.0 {

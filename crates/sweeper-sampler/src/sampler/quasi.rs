@@ -74,7 +74,7 @@ impl Sampler for QuasiSampler {
         let dims = history.domain.len();
         fill_unique(history, &[], count, || {
             let u = self.next_unit(dims);
-            history.domain.from_unit(&u)
+            history.domain.at_unit(&u)
         })
     }
 
