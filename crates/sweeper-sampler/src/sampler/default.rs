@@ -9,6 +9,12 @@
 //! positive unit sphere, `s_w(y) = min_i (y_i − r_i)_+ / w_i` raised to the number of
 //! metrics, whose expected maximum over a set is proportional to its hypervolume).
 //!
+//! Batches: with one metric, the members after the first are pure exploration (PE). With
+//! several metrics, each further member maximizes the same UCB scalarization, with the
+//! variance conditioned on the members already chosen and their posterior means believed
+//! into the front ("kriging believer"); on the benchmark this beat PE members at batch 8
+//! (serving 0.67 → 0.76 at 50 trials, ZDT1 0.87 → 0.92 at 30; 2 seeds).
+//!
 //! Unlike Vizier, each metric gets its own hyperparameters, and infeasible trials train a
 //! separate feasibility model instead of entering the metric models as fake bad values.
 //! Every step is capped by counts (fit iterations, candidates, refinement steps), never by
@@ -162,8 +168,8 @@ pub(super) fn warp(raw: &[f64]) -> Vec<f64> {
 }
 
 /// The hypervolume reference point: per metric, the worst observed value pushed out by a
-/// tenth of the observed range (the nadir of the front was tried: it made no difference
-/// on the benchmark problems).
+/// tenth of the observed range. (Tried on the benchmark and not better: the nadir of the
+/// observed front, the median, and the median mirrored about the best value.)
 fn reference_point(zs: &[Vec<f64>]) -> Vec<f64> {
     zs.iter()
         .map(|z| {
@@ -580,7 +586,7 @@ impl Sampler for DefaultSampler {
             .cloned()
             .chain(out.iter().cloned())
             .collect();
-        let models = self.build_models(history, &feasible, &infeasible, &pending);
+        let mut models = self.build_models(history, &feasible, &infeasible, &pending);
         let cands = self.candidates(history, &models, &feasible);
         let m = cands.len();
         let xc = dom.features_of(&cands);
@@ -596,7 +602,7 @@ impl Sampler for DefaultSampler {
             models.ucb_acquisition(&means, &vars, &mut ucb_acq);
             // pure exploration score: total variance among promising points
             let mut pe = vec![f64::NEG_INFINITY; m];
-            if !first {
+            if kmetrics == 1 && !first {
                 for c in 0..m {
                     if !ok[c] {
                         continue;
@@ -610,7 +616,7 @@ impl Sampler for DefaultSampler {
                     }
                 }
             }
-            let use_pe = !first && pe.iter().any(|v| v.is_finite());
+            let use_pe = kmetrics == 1 && !first && pe.iter().any(|v| v.is_finite());
             let score: Vec<f64> = (0..m)
                 .map(|c| {
                     if use_pe {
@@ -653,6 +659,25 @@ impl Sampler for DefaultSampler {
                 (cands[best].clone(), Some(best))
             };
             first = false;
+            // believe the new point's posterior mean: it joins the front of this batch, so
+            // the next UCB member looks for improvement elsewhere
+            if kmetrics >= 2 {
+                let px = dom.features_of(std::slice::from_ref(&point));
+                let mu: Vec<f64> = models
+                    .gps
+                    .iter()
+                    .map(|g| g.predict(&px, 1).mean[0])
+                    .collect();
+                let Models {
+                    weights,
+                    best_s,
+                    reference,
+                    ..
+                } = &mut models;
+                for (w, b) in weights.iter().zip(best_s.iter_mut()) {
+                    *b = b.max(scalarize(&mu, reference, w));
+                }
+            }
             // condition the candidate posteriors on the new pending point
             let px = dom.features_of(std::slice::from_ref(&point));
             for (g, pred) in models.gps.iter().zip(preds.iter_mut()) {
