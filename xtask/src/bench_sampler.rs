@@ -1,7 +1,202 @@
-//! `cargo xtask bench-sampler`.
+//! `cargo xtask bench-sampler`: the sampler benchmark problems of issue 4 (ZDT1, DTLZ2,
+//! serving), normalized hypervolume of the feasible observed points and suggest times.
+//!
+//! One run per (problem, algorithm, batch, seed) at the largest budget; each budget's cell
+//! reads the first `trials` trials of that run (a batch cut by the budget counts only its
+//! first members, which are exactly what a smaller last batch would have proposed).
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
+use std::time::Instant;
 
-pub(crate) fn main(_args: &[String]) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not built yet")
+use sweeper_sampler::{Algorithm, Study, TrialState};
+
+mod hv;
+mod problems;
+
+use problems::Problem;
+
+struct Options {
+    problems: Vec<Problem>,
+    trials: Vec<usize>,
+    batches: Vec<usize>,
+    seeds: u64,
+    algorithms: Vec<Algorithm>,
+    json: bool,
+}
+
+fn list<T>(v: &str, parse: impl Fn(&str) -> Option<T>) -> anyhow::Result<Vec<T>> {
+    v.split(',')
+        .map(|s| parse(s.trim()).ok_or_else(|| anyhow::anyhow!("unknown value `{s}`")))
+        .collect()
+}
+
+fn parse(args: &[String]) -> anyhow::Result<Options> {
+    let mut o = Options {
+        problems: Problem::ALL.to_vec(),
+        trials: vec![30, 50, 150],
+        batches: vec![1, 8],
+        seeds: 5,
+        algorithms: vec![Algorithm::Default, Algorithm::Random],
+        json: false,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .map(String::as_str)
+                .ok_or_else(|| anyhow::anyhow!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--problem" => o.problems = list(value()?, Problem::from_name)?,
+            "--trials" => o.trials = list(value()?, |s| s.parse().ok())?,
+            "--batch" => o.batches = list(value()?, |s| s.parse().ok().filter(|&b| b > 0))?,
+            "--seeds" => o.seeds = value()?.parse()?,
+            "--algorithm" => o.algorithms = list(value()?, Algorithm::from_name)?,
+            "--format" => {
+                o.json = match value()? {
+                    "json" => true,
+                    "table" => false,
+                    other => anyhow::bail!("unknown format `{other}` (table or json)"),
+                }
+            }
+            other => anyhow::bail!(
+                "unknown flag `{other}`; flags: --problem zdt1,dtlz2,serving --trials 30,50,150 \
+                 --batch 1,8 --seeds 5 --algorithm default,random,quasi_random,grid \
+                 --format table|json"
+            ),
+        }
+    }
+    anyhow::ensure!(
+        !o.trials.is_empty() && o.seeds > 0,
+        "empty budget or seed list"
+    );
+    Ok(o)
+}
+
+/// One seed's run: the hypervolume after each trial count, and each suggest call's time
+/// with the number of trials suggested before it.
+struct Run {
+    /// `hv[t]`: normalized hypervolume of the first `t` trials.
+    hv: Vec<f64>,
+    calls: Vec<(usize, f64)>,
+}
+
+fn run_one(
+    problem: Problem,
+    algorithm: Algorithm,
+    batch: usize,
+    seed: u64,
+    budget: usize,
+    true_hv: f64,
+) -> anyhow::Result<Run> {
+    let mut study = Study::new(problem.space(), problem.metrics(), algorithm, seed)?;
+    let mut points: Vec<Vec<f64>> = Vec::new();
+    let mut hv = vec![0.0];
+    let mut calls = Vec::new();
+    let mut done = 0;
+    while done < budget {
+        let k = batch.min(budget - done);
+        let t0 = Instant::now();
+        let trials = study.suggest(k)?;
+        calls.push((done, t0.elapsed().as_secs_f64() * 1e3));
+        if trials.is_empty() {
+            break;
+        }
+        for t in trials {
+            match problem.evaluate(&t.params) {
+                Some(values) => {
+                    points.push(problem.hv_point(&values));
+                    let m: BTreeMap<String, f64> = values.into_iter().collect();
+                    study.observe(t.id, &m)?;
+                }
+                None => study.observe_infeasible(t.id, "over the gpu budget")?,
+            }
+            done += 1;
+            hv.push(hv::hypervolume(&points, &problem.reference()) / true_hv);
+        }
+    }
+    debug_assert!(
+        study
+            .trials()
+            .iter()
+            .all(|r| !matches!(r.state, TrialState::Pending))
+    );
+    Ok(Run { hv, calls })
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+#[allow(clippy::print_stdout)]
+pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
+    let o = parse(args)?;
+    let budget = *o.trials.iter().max().unwrap_or(&0);
+    if !o.json {
+        println!(
+            "{:<8} {:<13} {:>6} {:>5}  {:>22}  {:>18}",
+            "problem", "algorithm", "trials", "batch", "hv median [min, max]", "suggest ms med/max"
+        );
+    }
+    for &problem in &o.problems {
+        let true_hv = problem.true_hypervolume();
+        for &algorithm in &o.algorithms {
+            for &batch in &o.batches {
+                let runs: Vec<Run> = (0..o.seeds)
+                    .map(|seed| run_one(problem, algorithm, batch, seed, budget, true_hv))
+                    .collect::<anyhow::Result<_>>()?;
+                for &t in &o.trials {
+                    let mut hvs: Vec<f64> =
+                        runs.iter().map(|r| r.hv[t.min(r.hv.len() - 1)]).collect();
+                    let mut times: Vec<f64> = runs
+                        .iter()
+                        .flat_map(|r| r.calls.iter().filter(|c| c.0 < t).map(|c| c.1))
+                        .collect();
+                    let hv_med = median(&mut hvs);
+                    let (hv_min, hv_max) = (hvs[0], hvs[hvs.len() - 1]);
+                    let t_med = median(&mut times);
+                    let t_max = times.last().copied().unwrap_or(f64::NAN);
+                    if o.json {
+                        let line = serde_json::json!({
+                            "problem": problem.name(),
+                            "algorithm": algorithm.name(),
+                            "trials": t,
+                            "batch": batch,
+                            "seeds": o.seeds,
+                            "hv_median": hv_med,
+                            "hv_min": hv_min,
+                            "hv_max": hv_max,
+                            "suggest_ms_median": t_med,
+                            "suggest_ms_max": t_max,
+                        });
+                        println!("{line}");
+                    } else {
+                        println!(
+                            "{:<8} {:<13} {:>6} {:>5}  {:>6.3} [{:.3}, {:.3}]  {:>8.2} / {:>7.2}",
+                            problem.name(),
+                            algorithm.name(),
+                            t,
+                            batch,
+                            hv_med,
+                            hv_min,
+                            hv_max,
+                            t_med,
+                            t_max
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,77 @@
+//! The one error type of the sampler crate.
+
+/// Everything that can go wrong when building a search space or driving a study.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SamplerError {
+    /// Two parameters share a name.
+    #[error("parameter `{name}` is defined twice")]
+    DuplicateParam {
+        /// The repeated name.
+        name: String,
+    },
+    /// A parameter's definition is unusable (empty range, non-finite bound, ...).
+    #[error("parameter `{name}`: {reason}")]
+    InvalidParam {
+        /// The parameter.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A study needs at least one metric, with distinct names.
+    #[error("invalid metrics: {reason}")]
+    InvalidMetrics {
+        /// What is wrong with them.
+        reason: String,
+    },
+    /// The trial id was never handed out by this study.
+    #[error("unknown trial id {trial_id}")]
+    UnknownTrial {
+        /// The id.
+        trial_id: u64,
+    },
+    /// The trial was already completed or marked infeasible.
+    #[error("trial {trial_id} is already closed")]
+    TrialClosed {
+        /// The id.
+        trial_id: u64,
+    },
+    /// A measurement lacks one of the study's metrics.
+    #[error("trial {trial_id}: measurement lacks metric `{metric}`")]
+    MissingMetric {
+        /// The id.
+        trial_id: u64,
+        /// The missing metric.
+        metric: String,
+    },
+    /// A measurement holds a metric the study does not know.
+    #[error("trial {trial_id}: measurement has unknown metric `{metric}`")]
+    UnknownMetric {
+        /// The id.
+        trial_id: u64,
+        /// The unexpected metric.
+        metric: String,
+    },
+    /// A measured value is NaN.
+    #[error("trial {trial_id}: metric `{metric}` is nan")]
+    NanMetric {
+        /// The id.
+        trial_id: u64,
+        /// The metric.
+        metric: String,
+    },
+    /// The grid algorithm needs a space with a bounded number of points.
+    #[error("grid search needs at most {limit} points, the space has {points}")]
+    GridTooLarge {
+        /// Points in the grid.
+        points: u128,
+        /// The largest grid accepted.
+        limit: u128,
+    },
+    /// A saved study could not be read back.
+    #[error("cannot restore study: {reason}")]
+    Restore {
+        /// Why.
+        reason: String,
+    },
+}

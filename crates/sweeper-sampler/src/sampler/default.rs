@@ -1,0 +1,706 @@
+//! The default algorithm: batched GP-UCB with pure exploration (GP-UCB-PE), random
+//! hypervolume scalarization for several metrics, and a feasibility model.
+//!
+//! Ideas (no code) from: Contal et al. 2013 (GP-UCB-PE: the first member of a batch maximizes
+//! UCB, the others maximize the posterior variance given the pending points, among points
+//! whose UCB reaches the best LCB); OSS Vizier's `VizierGPUCBPEBandit` (quasi-random first
+//! trials, half-rank output warping, the UCB coefficient 1.8, a candidate search over the
+//! mixed space); Golovin & Zhang 2020 (hypervolume scalarization: weights uniform on the
+//! positive unit sphere, `s_w(y) = min_i (y_i − r_i)_+ / w_i` raised to the number of
+//! metrics, whose expected maximum over a set is proportional to its hypervolume).
+//!
+//! Batches: with one metric, the members after the first are pure exploration (PE). With
+//! several metrics, each further member maximizes the same UCB scalarization, with the
+//! variance conditioned on the members already chosen and their posterior means believed
+//! into the front ("kriging believer"); on the benchmark this beat PE members at batch 8
+//! (serving 0.67 → 0.76 at 50 trials, ZDT1 0.87 → 0.92 at 30; 2 seeds).
+//!
+//! Unlike Vizier, each metric gets its own hyperparameters, and infeasible trials train a
+//! separate feasibility model instead of entering the metric models as fake bad values.
+//! Every step is capped by counts (fit iterations, candidates, refinement steps), never by
+//! the clock, so a suggestion is deterministic and bounded whatever the observations.
+
+use serde::{Deserialize, Serialize};
+
+use super::gp::{self, FitCaps, Gp, Pred};
+use super::quasi::QuasiSampler;
+use super::{History, Sampler, fill_unique};
+use crate::rng::Rng;
+use crate::study::TrialState;
+
+/// UCB coefficient on the posterior standard deviation.
+const BETA: f64 = 1.8;
+/// Hypervolume-scalarization weight vectors per suggestion.
+const WEIGHTS: usize = 128;
+/// Largest fully discrete space scored exhaustively.
+const ENUMERATE: u128 = 4096;
+/// Largest discrete product combined with a few float values each.
+const ENUMERATE_MIXED: u128 = 512;
+
+/// Work caps of the default algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Effort {
+    /// Random candidates per suggestion.
+    pub(crate) random: usize,
+    /// Mutations of the best points per suggestion.
+    pub(crate) mutations: usize,
+    /// Pattern-search steps of the local refinement.
+    pub(crate) refine_steps: usize,
+    /// L-BFGS iterations, cold and warm.
+    pub(crate) cold_iters: usize,
+    pub(crate) warm_iters: usize,
+}
+
+impl Default for Effort {
+    fn default() -> Self {
+        Effort {
+            random: 1000,
+            mutations: 1000,
+            refine_steps: 20,
+            cold_iters: 60,
+            warm_iters: 20,
+        }
+    }
+}
+
+/// The default algorithm's state: random streams and the last fitted hyperparameters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct DefaultSampler {
+    rng: Rng,
+    quasi: QuasiSampler,
+    /// Last fitted `θ` per metric (warm starts).
+    hyper: Vec<Option<Vec<f64>>>,
+    /// Last fitted `θ` of the feasibility model.
+    feas_hyper: Option<Vec<f64>>,
+    /// Number of observations at each metric's last fit (then the feasibility model's).
+    fitted_at: Vec<usize>,
+    effort: Effort,
+}
+
+/// Per-metric model and the observed front, in warped, standardized, maximized units.
+struct Models {
+    gps: Vec<Gp>,
+    /// Warped values of the feasible observations, per metric.
+    z: Vec<Vec<f64>>,
+    /// LCB at the feasible observations, per metric.
+    lcb: Vec<Vec<f64>>,
+    feas: Option<(Gp, f64, f64)>,
+    reference: Vec<f64>,
+    weights: Vec<Vec<f64>>,
+    /// `max over observations of s_w(z)^k` per weight.
+    best_s: Vec<f64>,
+}
+
+impl DefaultSampler {
+    pub(crate) fn new(seed: u64, metrics: usize) -> Self {
+        DefaultSampler {
+            rng: Rng::new(seed, 3),
+            quasi: QuasiSampler::new(seed),
+            hyper: vec![None; metrics],
+            feas_hyper: None,
+            fitted_at: vec![0; metrics + 1],
+            effort: Effort::default(),
+        }
+    }
+
+    pub(crate) fn set_effort(&mut self, effort: Effort) {
+        self.effort = effort;
+    }
+
+    fn caps(&self) -> FitCaps {
+        FitCaps {
+            cold_iters: self.effort.cold_iters,
+            warm_iters: self.effort.warm_iters,
+            restarts: 2,
+            restart_below: 30,
+        }
+    }
+}
+
+/// Maps raw maximized values to a well-behaved scale: infinities are clamped beyond the
+/// finite range, the worse half is replaced by normal quantiles of its ranks (so heavy
+/// low tails do not dominate the fit; the half-rank warping of Vizier), then standardized.
+pub(super) fn warp(raw: &[f64]) -> Vec<f64> {
+    let n = raw.len();
+    let finite: Vec<f64> = raw.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.is_empty() {
+        return vec![0.0; n];
+    }
+    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let span = (hi - lo).max(1.0);
+    let mut y: Vec<f64> = raw
+        .iter()
+        .map(|&v| {
+            if v == f64::INFINITY {
+                hi + span
+            } else if v == f64::NEG_INFINITY {
+                lo - span
+            } else {
+                v
+            }
+        })
+        .collect();
+    let mut sorted = y.clone();
+    sorted.sort_by(f64::total_cmp);
+    let med = sorted[n / 2];
+    let upper: Vec<f64> = sorted.iter().copied().filter(|&v| v >= med).collect();
+    let sd_up =
+        (upper.iter().map(|v| (v - med) * (v - med)).sum::<f64>() / upper.len() as f64).sqrt();
+    if n >= 4 && sd_up > 0.0 {
+        let orig = y.clone();
+        for (yi, &v) in y.iter_mut().zip(&orig) {
+            if v < med {
+                let below = sorted.partition_point(|&s| s < v);
+                let ties = sorted.partition_point(|&s| s <= v) - below;
+                let rank = below as f64 + (ties as f64 - 1.0) / 2.0;
+                let p = (rank + 0.5) / n as f64;
+                *yi = med + sd_up * gp::norm_quantile(p);
+            }
+        }
+    }
+    let mean = y.iter().sum::<f64>() / n as f64;
+    let sd = (y.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64).sqrt();
+    if sd <= 1e-12 * mean.abs().max(1e-300) || sd == 0.0 {
+        return vec![0.0; n];
+    }
+    y.iter().map(|v| (v - mean) / sd).collect()
+}
+
+/// The hypervolume reference point: per metric, the worst observed value pushed out by a
+/// tenth of the observed range. (Tried on the benchmark and not better: the nadir of the
+/// observed front, the median, and the median mirrored about the best value.)
+fn reference_point(zs: &[Vec<f64>]) -> Vec<f64> {
+    zs.iter()
+        .map(|z| {
+            let lo = z.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            lo - 0.1 * (hi - lo).max(1e-3)
+        })
+        .collect()
+}
+
+/// Scalarized value `min_i ((y_i − r_i)_+ / w_i)` raised to `y.len()`.
+fn scalarize(y: &[f64], r: &[f64], w: &[f64]) -> f64 {
+    let mut s = f64::INFINITY;
+    for ((a, b), c) in y.iter().zip(r).zip(w) {
+        s = s.min((a - b).max(0.0) / c);
+    }
+    s.powi(y.len() as i32)
+}
+
+impl Models {
+    /// Acquisition at points whose per-metric posterior is `means` / `vars`; feasibility
+    /// (`ok`) is applied by the caller.
+    fn ucb_acquisition(&self, means: &[&[f64]], vars: &[&[f64]], out: &mut [f64]) {
+        let k = self.gps.len();
+        let mut u = vec![0.0; k];
+        for (c, o) in out.iter_mut().enumerate() {
+            for m in 0..k {
+                u[m] = means[m][c] + BETA * vars[m][c].sqrt();
+            }
+            if k == 1 {
+                *o = u[0];
+                continue;
+            }
+            let mut gain = 0.0;
+            let mut level = 0.0;
+            for (w, best) in self.weights.iter().zip(&self.best_s) {
+                let s = scalarize(&u, &self.reference, w);
+                gain += (s - best).max(0.0);
+                level += s;
+            }
+            *o = (gain + 1e-6 * level) / self.weights.len() as f64;
+        }
+    }
+
+    /// Feasibility test: optimistic about points the model is unsure of.
+    fn feasible(&self, xc: &[f64], m: usize) -> Vec<bool> {
+        match &self.feas {
+            None => vec![true; m],
+            Some((gp, mean, sd)) => {
+                let p = gp.predict(xc, m);
+                p.mean
+                    .iter()
+                    .zip(&p.var)
+                    .map(|(mu, v)| (mu + 0.5 * v.sqrt()) * sd + mean >= 0.0)
+                    .collect()
+            }
+        }
+    }
+
+    /// Full acquisition at `m` points of features `xc`.
+    fn score(&self, xc: &[f64], m: usize) -> Vec<f64> {
+        let preds: Vec<Pred> = self.gps.iter().map(|g| g.predict(xc, m)).collect();
+        let means: Vec<&[f64]> = preds.iter().map(|p| &p.mean[..]).collect();
+        let vars: Vec<&[f64]> = preds.iter().map(|p| &p.var[..]).collect();
+        let mut out = vec![0.0; m];
+        self.ucb_acquisition(&means, &vars, &mut out);
+        for (o, ok) in out.iter_mut().zip(self.feasible(xc, m)) {
+            if !ok {
+                *o = f64::NEG_INFINITY;
+            }
+        }
+        out
+    }
+}
+
+/// Whether hyperparameters last fitted at `at` observations are refitted at `n`: always
+/// while the data set is small, then each time it has grown by a tenth (between refits the
+/// last hyperparameters are reused, which keeps the median suggestion cheap).
+fn refit_due(at: usize, n: usize) -> bool {
+    n <= 40 || n < at || n * 10 >= at * 11
+}
+
+impl DefaultSampler {
+    /// Fits (or reuses) the hyperparameters of model `slot` (metrics, then feasibility).
+    fn hyper_for(&mut self, slot: usize, x: &[f64], n: usize, d: usize, y: &[f64]) -> Vec<f64> {
+        let caps = self.caps();
+        let warm = if slot < self.hyper.len() {
+            self.hyper[slot].clone()
+        } else {
+            self.feas_hyper.clone()
+        };
+        let theta = match warm {
+            Some(w) if w.len() == d + 2 && !refit_due(self.fitted_at[slot], n) => return w,
+            w => gp::fit(x, n, d, y, w.as_deref(), &mut self.rng, caps),
+        };
+        self.fitted_at[slot] = n;
+        if slot < self.hyper.len() {
+            self.hyper[slot] = Some(theta.clone());
+        } else {
+            self.feas_hyper = Some(theta.clone());
+        }
+        theta
+    }
+
+    fn build_models(
+        &mut self,
+        history: &History<'_>,
+        feasible: &[usize],
+        infeasible: &[usize],
+        pending: &[Vec<f64>],
+    ) -> Models {
+        let dom = history.domain;
+        let d = dom.n_features();
+        let pts: Vec<Vec<f64>> = feasible
+            .iter()
+            .map(|&i| history.points[i].clone())
+            .collect();
+        let x = dom.features_of(&pts);
+        let pend_x = dom.features_of(pending);
+        let n = feasible.len();
+        let mut gps = Vec::new();
+        let mut zs = Vec::new();
+        let mut lcbs = Vec::new();
+        for (mi, metric) in history.metrics.iter().enumerate() {
+            let sign = metric.direction.sign();
+            let raw: Vec<f64> = feasible
+                .iter()
+                .map(|&i| match &history.records[i].state {
+                    TrialState::Completed(v) => sign * v[&metric.name],
+                    _ => 0.0,
+                })
+                .collect();
+            let z = warp(&raw);
+            let theta = self.hyper_for(mi, &x, n, d, &z);
+            let mut g = Gp::new(&x, d, &z, &theta);
+            let at_obs = g.predict(&x, n);
+            lcbs.push(
+                at_obs
+                    .mean
+                    .iter()
+                    .zip(&at_obs.var)
+                    .map(|(m, v)| m - BETA * v.sqrt())
+                    .collect(),
+            );
+            for row in pend_x.chunks_exact(d.max(1)).take(pending.len()) {
+                g.add_pending(row);
+            }
+            gps.push(g);
+            zs.push(z);
+        }
+        let feas = if infeasible.is_empty() {
+            None
+        } else {
+            let all: Vec<usize> = feasible.iter().chain(infeasible).copied().collect();
+            let pts: Vec<Vec<f64>> = all.iter().map(|&i| history.points[i].clone()).collect();
+            let xf = dom.features_of(&pts);
+            let labels: Vec<f64> = (0..all.len())
+                .map(|j| if j < n { 1.0 } else { -1.0 })
+                .collect();
+            let mean = labels.iter().sum::<f64>() / labels.len() as f64;
+            let sd = (labels.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>()
+                / labels.len() as f64)
+                .sqrt()
+                .max(1e-3);
+            let z: Vec<f64> = labels.iter().map(|v| (v - mean) / sd).collect();
+            let slot = self.hyper.len();
+            let theta = self.hyper_for(slot, &xf, all.len(), d, &z);
+            let g = Gp::new(&xf, d, &z, &theta);
+            Some((g, mean, sd))
+        };
+        let k = history.metrics.len();
+        let reference = reference_point(&zs);
+        let mut weights = Vec::new();
+        let mut best_s = Vec::new();
+        if k >= 2 {
+            for _ in 0..WEIGHTS {
+                let mut w: Vec<f64> = (0..k).map(|_| self.rng.normal().abs() + 1e-9).collect();
+                let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
+                for v in &mut w {
+                    *v /= norm;
+                }
+                let mut best = 0.0f64;
+                let mut y = vec![0.0; k];
+                for j in 0..n {
+                    for (m, z) in zs.iter().enumerate() {
+                        y[m] = z[j];
+                    }
+                    best = best.max(scalarize(&y, &reference, &w));
+                }
+                weights.push(w);
+                best_s.push(best);
+            }
+        }
+        Models {
+            gps,
+            z: zs,
+            lcb: lcbs,
+            feas,
+            reference,
+            weights,
+            best_s,
+        }
+    }
+
+    /// Candidate points: enumerated discrete combinations, random points, and mutations of
+    /// the best observations (the Pareto-optimal ones for several metrics).
+    fn candidates(
+        &mut self,
+        history: &History<'_>,
+        models: &Models,
+        feasible: &[usize],
+    ) -> Vec<Vec<f64>> {
+        let dom = history.domain;
+        let mut out: Vec<Vec<f64>> = Vec::new();
+        let card = dom.cardinality();
+        let dcard = dom.discrete_cardinality();
+        if let Some(c) = card
+            && c <= ENUMERATE
+        {
+            for k in 0..c {
+                out.push(dom.discrete_combo(k, 0.0));
+            }
+            return out;
+        }
+        if card.is_none() && dcard > 1 && dcard <= ENUMERATE_MIXED {
+            let per = (1024 / dcard).max(2);
+            for k in 0..dcard {
+                for _ in 0..per {
+                    let mut p = dom.discrete_combo(k, 0.0);
+                    for (j, (_, dim)) in dom.dims.iter().enumerate() {
+                        if dim.levels().is_none() {
+                            p[j] = self.rng.uniform();
+                        }
+                    }
+                    out.push(p);
+                }
+            }
+        }
+        for _ in 0..self.effort.random {
+            out.push(dom.random(&mut self.rng));
+        }
+        // anchors: the best observations
+        let k = models.z.len();
+        let n = feasible.len();
+        let mut anchors: Vec<usize> = Vec::new();
+        if k == 1 {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&a, &b| models.z[0][b].total_cmp(&models.z[0][a]).then(a.cmp(&b)));
+            anchors.extend(order.into_iter().take(5));
+        } else {
+            for j in 0..n {
+                let dominated = (0..n).any(|i| {
+                    i != j
+                        && (0..k).all(|m| models.z[m][i] >= models.z[m][j])
+                        && (0..k).any(|m| models.z[m][i] > models.z[m][j])
+                });
+                if !dominated {
+                    anchors.push(j);
+                }
+            }
+            while anchors.len() > 24 {
+                let r = self.rng.below(anchors.len());
+                anchors.remove(r);
+            }
+        }
+        if !anchors.is_empty() {
+            let scales = [0.02, 0.05, 0.12, 0.3];
+            for t in 0..self.effort.mutations {
+                let a = anchors[t % anchors.len()];
+                let scale = scales[(t / anchors.len()) % scales.len()];
+                out.push(dom.mutate(&history.points[feasible[a]], scale, &mut self.rng));
+            }
+        }
+        out
+    }
+
+    /// Pattern search from `start` on the acquisition; returns the best point and value.
+    fn refine(
+        &self,
+        history: &History<'_>,
+        models: &Models,
+        start: Vec<f64>,
+        start_val: f64,
+        chosen: &[Vec<f64>],
+    ) -> (Vec<f64>, f64) {
+        let dom = history.domain;
+        let mut cur = start;
+        let mut val = start_val;
+        let mut step = 0.05;
+        for _ in 0..self.effort.refine_steps {
+            let mut neigh: Vec<Vec<f64>> = Vec::new();
+            let mut has_float = false;
+            for (j, (_, dim)) in dom.dims.iter().enumerate() {
+                let mut push = |v: f64| {
+                    if v != cur[j] {
+                        let mut p = cur.clone();
+                        p[j] = v;
+                        neigh.push(p);
+                    }
+                };
+                match dim {
+                    crate::space::Dim::Float { .. } => {
+                        has_float = true;
+                        push((cur[j] - step).max(0.0));
+                        push((cur[j] + step).min(1.0));
+                    }
+                    crate::space::Dim::Int { lo, hi, .. } => {
+                        push((cur[j] - 1.0).max(*lo as f64));
+                        push((cur[j] + 1.0).min(*hi as f64));
+                    }
+                    crate::space::Dim::Discrete { values, .. } => {
+                        push((cur[j] - 1.0).max(0.0));
+                        push((cur[j] + 1.0).min((values.len() - 1) as f64));
+                    }
+                    crate::space::Dim::Cat { choices } => {
+                        for c in 0..choices.len() {
+                            push(c as f64);
+                        }
+                    }
+                }
+            }
+            if neigh.is_empty() {
+                break;
+            }
+            let x = dom.features_of(&neigh);
+            let s = models.score(&x, neigh.len());
+            let mut best: Option<usize> = None;
+            for (i, v) in s.iter().enumerate() {
+                if *v > val && best.is_none_or(|b| *v > s[b]) {
+                    let p = &neigh[i];
+                    if !history.is_taken(p) && !chosen.iter().any(|q| dom.same(q, p)) {
+                        best = Some(i);
+                    }
+                }
+            }
+            if let Some(b) = best {
+                val = s[b];
+                cur = neigh.swap_remove(b);
+            } else if has_float && step > 2e-3 {
+                step *= 0.5;
+            } else {
+                break;
+            }
+        }
+        (cur, val)
+    }
+}
+
+impl Sampler for DefaultSampler {
+    fn suggest(&mut self, history: &History<'_>, count: usize) -> Vec<Vec<f64>> {
+        let dom = history.domain;
+        if self.hyper.len() != history.metrics.len() || self.fitted_at.len() != self.hyper.len() + 1
+        {
+            self.hyper = vec![None; history.metrics.len()];
+            self.fitted_at = vec![0; history.metrics.len() + 1];
+        }
+        let mut out: Vec<Vec<f64>> = Vec::with_capacity(count);
+        if dom.len() == 0 {
+            return fill_unique(history, &[], count, Vec::new);
+        }
+        let n_init = (dom.n_features() + 2).clamp(4, 10);
+        let taken = history.records.len();
+        if taken < n_init {
+            let k = (n_init - taken).min(count);
+            let quasi = &mut self.quasi;
+            out = fill_unique(history, &[], k, || dom.at_unit(&quasi.next_unit(dom.len())));
+        }
+        if out.len() == count {
+            return out;
+        }
+        let mut feasible = Vec::new();
+        let mut infeasible = Vec::new();
+        for (i, r) in history.records.iter().enumerate() {
+            match r.state {
+                TrialState::Completed(_) => feasible.push(i),
+                TrialState::Infeasible(_) => infeasible.push(i),
+                TrialState::Pending => {}
+            }
+        }
+        if feasible.is_empty() {
+            // nothing to model yet: spread out, away from everything taken
+            let rest = count - out.len();
+            for _ in 0..rest {
+                let quasi = &mut self.quasi;
+                let cands = fill_unique(history, &out, 64, || {
+                    dom.at_unit(&quasi.next_unit(dom.len()))
+                });
+                let taken_x: Vec<Vec<f64>> =
+                    history.points.iter().chain(out.iter()).cloned().collect();
+                let tx = dom.features_of(&taken_x);
+                let cx = dom.features_of(&cands);
+                let d = dom.n_features().max(1);
+                let best = cands
+                    .iter()
+                    .enumerate()
+                    .map(|(c, _)| {
+                        let a = &cx[c * d..(c + 1) * d];
+                        let near = tx
+                            .chunks_exact(d)
+                            .map(|b| a.iter().zip(b).map(|(p, q)| (p - q) * (p - q)).sum::<f64>())
+                            .fold(f64::INFINITY, f64::min);
+                        (c, near)
+                    })
+                    .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+                match best {
+                    Some((c, _)) => out.push(cands[c].clone()),
+                    None => break,
+                }
+            }
+            return out;
+        }
+        let pending: Vec<Vec<f64>> = history
+            .pending_points()
+            .cloned()
+            .chain(out.iter().cloned())
+            .collect();
+        let mut models = self.build_models(history, &feasible, &infeasible, &pending);
+        let cands = self.candidates(history, &models, &feasible);
+        let m = cands.len();
+        let xc = dom.features_of(&cands);
+        let mut preds: Vec<Pred> = models.gps.iter().map(|g| g.predict(&xc, m)).collect();
+        let ok = models.feasible(&xc, m);
+        let mut used = vec![false; m];
+        let kmetrics = models.gps.len();
+        let mut first = true;
+        while out.len() < count {
+            let means: Vec<&[f64]> = preds.iter().map(|p| &p.mean[..]).collect();
+            let vars: Vec<&[f64]> = preds.iter().map(|p| &p.var[..]).collect();
+            let mut ucb_acq = vec![0.0; m];
+            models.ucb_acquisition(&means, &vars, &mut ucb_acq);
+            // pure exploration score: total variance among promising points
+            let mut pe = vec![f64::NEG_INFINITY; m];
+            if kmetrics == 1 && !first {
+                for c in 0..m {
+                    if !ok[c] {
+                        continue;
+                    }
+                    let promising = !(0..feasible.len()).any(|j| {
+                        (0..kmetrics)
+                            .all(|k| models.lcb[k][j] > means[k][c] + BETA * vars[k][c].sqrt())
+                    });
+                    if promising {
+                        pe[c] = vars.iter().map(|v| v[c]).sum();
+                    }
+                }
+            }
+            let use_pe = kmetrics == 1 && !first && pe.iter().any(|v| v.is_finite());
+            let score: Vec<f64> = (0..m)
+                .map(|c| {
+                    if use_pe {
+                        pe[c]
+                    } else if ok[c] {
+                        ucb_acq[c]
+                    } else {
+                        f64::NEG_INFINITY
+                    }
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..m).filter(|&c| !used[c]).collect();
+            order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
+            let mut picks = order.into_iter().filter(|&c| {
+                !history.is_taken(&cands[c]) && !out.iter().any(|q| dom.same(q, &cands[c]))
+            });
+            let Some(best) = picks.next() else {
+                // every candidate is taken: fall back to any new point
+                let rng = &mut self.rng;
+                let more = fill_unique(history, &out, 1, || dom.random(rng));
+                if more.is_empty() {
+                    break;
+                }
+                out.extend(more);
+                continue;
+            };
+            used[best] = true;
+            let (point, kind_col) = if first && score[best].is_finite() {
+                let second = picks.next();
+                let mut top = self.refine(history, &models, cands[best].clone(), score[best], &out);
+                if let Some(s) = second {
+                    let alt = self.refine(history, &models, cands[s].clone(), score[s], &out);
+                    if alt.1 > top.1 {
+                        top = alt;
+                    }
+                }
+                let same = dom.same(&top.0, &cands[best]);
+                (top.0, if same { Some(best) } else { None })
+            } else {
+                (cands[best].clone(), Some(best))
+            };
+            first = false;
+            // believe the new point's posterior mean: it joins the front of this batch, so
+            // the next UCB member looks for improvement elsewhere
+            if kmetrics >= 2 {
+                let px = dom.features_of(std::slice::from_ref(&point));
+                let mu: Vec<f64> = models
+                    .gps
+                    .iter()
+                    .map(|g| g.predict(&px, 1).mean[0])
+                    .collect();
+                let Models {
+                    weights,
+                    best_s,
+                    reference,
+                    ..
+                } = &mut models;
+                for (w, b) in weights.iter().zip(best_s.iter_mut()) {
+                    *b = b.max(scalarize(&mu, reference, w));
+                }
+            }
+            // condition the candidate posteriors on the new pending point
+            let px = dom.features_of(std::slice::from_ref(&point));
+            for (g, pred) in models.gps.iter().zip(preds.iter_mut()) {
+                let rows = pred.v.len() / m.max(1);
+                let (vp, var_p) = if let Some(c) = kind_col {
+                    ((0..rows).map(|i| pred.v[i * m + c]).collect(), pred.var[c])
+                } else {
+                    // a refined point outside the candidate set (only ever the first member,
+                    // before any row was added): predict it from the model itself
+                    let single = g.predict(&px, 1);
+                    (single.v, single.var[0])
+                };
+                if vp.len() == rows {
+                    let kp = g.kernel_to(&xc, &px);
+                    g.condition(pred, &vp, var_p, &kp);
+                }
+            }
+            out.push(point);
+        }
+        out
+    }
+
+    fn save(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}

@@ -1,0 +1,454 @@
+//! The study: trials, their states, and the algorithm that proposes them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sweeper_goal::SamplerMetric;
+
+use crate::error::SamplerError;
+use crate::sampler::default::{DefaultSampler, Effort};
+use crate::sampler::grid::GridSampler;
+use crate::sampler::quasi::QuasiSampler;
+use crate::sampler::random::RandomSampler;
+use crate::sampler::{History, Sampler};
+use crate::space::{Domain, ParamValue, SearchSpace};
+
+/// A proposed configuration.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Trial {
+    /// The study-wide id, `0, 1, 2, ...` in suggestion order.
+    pub id: u64,
+    /// Every parameter's value in space order, constants included.
+    pub params: Vec<(String, ParamValue)>,
+}
+
+/// Where a trial stands.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TrialState {
+    /// Suggested, not yet observed.
+    Pending,
+    /// Observed: every metric's raw value.
+    Completed(BTreeMap<String, f64>),
+    /// Could not be evaluated, or over budget; the reason given.
+    Infeasible(String),
+}
+
+/// A trial and its state.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TrialRecord {
+    /// The trial.
+    pub trial: Trial,
+    /// Its state.
+    pub state: TrialState,
+}
+
+/// The algorithm behind a study.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Algorithm {
+    /// GP-UCB-PE with hypervolume scalarization and a feasibility model.
+    #[default]
+    Default,
+    /// Seeded uniform random search.
+    Random,
+    /// Scrambled Halton sequence.
+    QuasiRandom,
+    /// Every point of a small grid once (floats at 5 levels).
+    Grid,
+}
+
+impl Algorithm {
+    /// All algorithms.
+    pub const ALL: [Algorithm; 4] = [
+        Algorithm::Default,
+        Algorithm::Random,
+        Algorithm::QuasiRandom,
+        Algorithm::Grid,
+    ];
+
+    /// `default`, `random`, `quasi_random` or `grid`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Default => "default",
+            Algorithm::Random => "random",
+            Algorithm::QuasiRandom => "quasi_random",
+            Algorithm::Grid => "grid",
+        }
+    }
+
+    /// The algorithm of a [`Self::name`].
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        Self::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
+
+/// A multi-metric ask/tell study.
+#[derive(Debug)]
+pub struct Study {
+    space: SearchSpace,
+    domain: Domain,
+    metrics: Vec<SamplerMetric>,
+    algorithm: Algorithm,
+    seed: u64,
+    records: Vec<TrialRecord>,
+    points: Vec<Vec<f64>>,
+    sampler: Box<dyn Sampler>,
+}
+
+fn make_sampler(
+    algorithm: Algorithm,
+    domain: &Domain,
+    metrics: usize,
+    seed: u64,
+) -> Result<Box<dyn Sampler>, SamplerError> {
+    Ok(match algorithm {
+        Algorithm::Default => Box::new(DefaultSampler::new(seed, metrics)),
+        Algorithm::Random => Box::new(RandomSampler::new(seed)),
+        Algorithm::QuasiRandom => Box::new(QuasiSampler::new(seed)),
+        Algorithm::Grid => Box::new(GridSampler::new(domain)?),
+    })
+}
+
+fn restore_sampler(
+    algorithm: Algorithm,
+    state: &serde_json::Value,
+) -> Result<Box<dyn Sampler>, SamplerError> {
+    fn de<T: for<'de> Deserialize<'de>>(v: &serde_json::Value) -> Result<T, SamplerError> {
+        T::deserialize(v).map_err(|e| SamplerError::Restore {
+            reason: format!("sampler state: {e}"),
+        })
+    }
+    Ok(match algorithm {
+        Algorithm::Default => Box::new(de::<DefaultSampler>(state)?),
+        Algorithm::Random => Box::new(de::<RandomSampler>(state)?),
+        Algorithm::QuasiRandom => Box::new(de::<QuasiSampler>(state)?),
+        Algorithm::Grid => Box::new(de::<GridSampler>(state)?),
+    })
+}
+
+/// How the study is saved (`to_json`); measurements keep infinities as strings.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Saved {
+    format: u32,
+    space: SearchSpace,
+    metrics: Vec<SamplerMetric>,
+    algorithm: Algorithm,
+    seed: u64,
+    trials: Vec<SavedTrial>,
+    sampler: serde_json::Value,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SavedTrial {
+    id: u64,
+    params: Vec<(String, ParamValue)>,
+    point: Vec<f64>,
+    state: SavedState,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum SavedState {
+    Pending,
+    Completed(BTreeMap<String, SavedF64>),
+    Infeasible(String),
+}
+
+/// A float that may be infinite (JSON numbers cannot).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum SavedF64 {
+    Value(f64),
+    Inf,
+    NegInf,
+}
+
+const FORMAT: u32 = 1;
+
+impl Study {
+    /// A study over `space` optimizing `metrics` with `algorithm`, seeded by `seed`.
+    pub fn new(
+        space: SearchSpace,
+        metrics: Vec<SamplerMetric>,
+        algorithm: Algorithm,
+        seed: u64,
+    ) -> Result<Study, SamplerError> {
+        if metrics.is_empty() {
+            return Err(SamplerError::InvalidMetrics {
+                reason: "a study needs at least one metric".to_owned(),
+            });
+        }
+        for (i, m) in metrics.iter().enumerate() {
+            if metrics[..i].iter().any(|o| o.name == m.name) {
+                return Err(SamplerError::InvalidMetrics {
+                    reason: format!("metric `{}` is listed twice", m.name),
+                });
+            }
+        }
+        let domain = Domain::new(&space);
+        let sampler = make_sampler(algorithm, &domain, metrics.len(), seed)?;
+        Ok(Study {
+            space,
+            domain,
+            metrics,
+            algorithm,
+            seed,
+            records: Vec::new(),
+            points: Vec::new(),
+            sampler,
+        })
+    }
+
+    /// Lowers the default algorithm's work caps (candidates, fit iterations), for fast
+    /// tests in debug builds. Results stay deterministic; suggestions differ from the
+    /// standard caps. No effect on other algorithms.
+    #[doc(hidden)]
+    pub fn use_low_effort(&mut self) {
+        if self.algorithm == Algorithm::Default {
+            let mut s = DefaultSampler::new(self.seed, self.metrics.len());
+            s.set_effort(Effort {
+                random: 150,
+                mutations: 150,
+                refine_steps: 5,
+                cold_iters: 15,
+                warm_iters: 5,
+            });
+            self.sampler = Box::new(s);
+        }
+    }
+
+    /// The search space.
+    pub fn space(&self) -> &SearchSpace {
+        &self.space
+    }
+
+    /// The metrics.
+    pub fn metrics(&self) -> &[SamplerMetric] {
+        &self.metrics
+    }
+
+    /// The algorithm.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// Up to `count` new trials, now pending. Fewer only when the space is exhausted
+    /// (grid done, or every point of a finite space observed or pending).
+    pub fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, SamplerError> {
+        let history = History {
+            domain: &self.domain,
+            space: &self.space,
+            metrics: &self.metrics,
+            records: &self.records,
+            points: &self.points,
+        };
+        let points = self.sampler.suggest(&history, count);
+        let mut out = Vec::with_capacity(points.len());
+        for p in points.into_iter().take(count) {
+            let trial = Trial {
+                id: self.records.len() as u64,
+                params: self.domain.decode(&p),
+            };
+            self.records.push(TrialRecord {
+                trial: trial.clone(),
+                state: TrialState::Pending,
+            });
+            self.points.push(p);
+            out.push(trial);
+        }
+        Ok(out)
+    }
+
+    fn pending_index(&self, trial_id: u64) -> Result<usize, SamplerError> {
+        let i = usize::try_from(trial_id)
+            .ok()
+            .filter(|&i| i < self.records.len())
+            .ok_or(SamplerError::UnknownTrial { trial_id })?;
+        if self.records[i].state != TrialState::Pending {
+            return Err(SamplerError::TrialClosed { trial_id });
+        }
+        Ok(i)
+    }
+
+    /// Completes a pending trial with every metric's raw value (finite or infinite).
+    pub fn observe(
+        &mut self,
+        trial_id: u64,
+        measurement: &BTreeMap<String, f64>,
+    ) -> Result<(), SamplerError> {
+        let i = self.pending_index(trial_id)?;
+        let mut values = BTreeMap::new();
+        for m in &self.metrics {
+            let v = *measurement
+                .get(&m.name)
+                .ok_or_else(|| SamplerError::MissingMetric {
+                    trial_id,
+                    metric: m.name.clone(),
+                })?;
+            if v.is_nan() {
+                return Err(SamplerError::NanMetric {
+                    trial_id,
+                    metric: m.name.clone(),
+                });
+            }
+            values.insert(m.name.clone(), v);
+        }
+        if let Some(extra) = measurement.keys().find(|k| !values.contains_key(*k)) {
+            return Err(SamplerError::UnknownMetric {
+                trial_id,
+                metric: extra.clone(),
+            });
+        }
+        self.records[i].state = TrialState::Completed(values);
+        Ok(())
+    }
+
+    /// Closes a pending trial that could not be evaluated or was over budget; the
+    /// algorithm learns to avoid its region.
+    pub fn observe_infeasible(&mut self, trial_id: u64, reason: &str) -> Result<(), SamplerError> {
+        let i = self.pending_index(trial_id)?;
+        self.records[i].state = TrialState::Infeasible(reason.to_owned());
+        Ok(())
+    }
+
+    /// Every trial, in id order.
+    pub fn trials(&self) -> &[TrialRecord] {
+        &self.records
+    }
+
+    fn signed(&self, r: &TrialRecord) -> Option<Vec<f64>> {
+        match &r.state {
+            TrialState::Completed(v) => Some(
+                self.metrics
+                    .iter()
+                    .map(|m| m.direction.sign() * v[&m.name])
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The completed trials that no other completed trial dominates (duplicates kept).
+    pub fn pareto_optimal_trials(&self) -> Vec<&TrialRecord> {
+        let vals: Vec<(usize, Vec<f64>)> = self
+            .records
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| self.signed(r).map(|v| (i, v)))
+            .collect();
+        vals.iter()
+            .filter(|(_, a)| {
+                !vals.iter().any(|(_, b)| {
+                    b.iter().zip(a).all(|(x, y)| x >= y) && b.iter().zip(a).any(|(x, y)| x > y)
+                })
+            })
+            .map(|(i, _)| &self.records[*i])
+            .collect()
+    }
+
+    /// The completed trial best on the first metric (the earliest of equals).
+    pub fn best_trial(&self) -> Option<&TrialRecord> {
+        let mut best: Option<(&TrialRecord, f64)> = None;
+        for r in &self.records {
+            if let Some(v) = self.signed(r)
+                && best.is_none_or(|(_, b)| v[0] > b)
+            {
+                best = Some((r, v[0]));
+            }
+        }
+        best.map(|(r, _)| r)
+    }
+
+    /// The whole study (space, metrics, trials, algorithm state) as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        let saved = Saved {
+            format: FORMAT,
+            space: self.space.clone(),
+            metrics: self.metrics.clone(),
+            algorithm: self.algorithm,
+            seed: self.seed,
+            trials: self
+                .records
+                .iter()
+                .zip(&self.points)
+                .map(|(r, p)| SavedTrial {
+                    id: r.trial.id,
+                    params: r.trial.params.clone(),
+                    point: p.clone(),
+                    state: match &r.state {
+                        TrialState::Pending => SavedState::Pending,
+                        TrialState::Infeasible(s) => SavedState::Infeasible(s.clone()),
+                        TrialState::Completed(v) => SavedState::Completed(
+                            v.iter()
+                                .map(|(k, &x)| {
+                                    let s = if x == f64::INFINITY {
+                                        SavedF64::Inf
+                                    } else if x == f64::NEG_INFINITY {
+                                        SavedF64::NegInf
+                                    } else {
+                                        SavedF64::Value(x)
+                                    };
+                                    (k.clone(), s)
+                                })
+                                .collect(),
+                        ),
+                    },
+                })
+                .collect(),
+            sampler: self.sampler.save(),
+        };
+        serde_json::to_value(saved).unwrap_or_default()
+    }
+
+    /// A study saved by [`Self::to_json`]; it continues exactly as the original would.
+    pub fn from_json(v: &serde_json::Value) -> Result<Study, SamplerError> {
+        let saved = Saved::deserialize(v).map_err(|e| SamplerError::Restore {
+            reason: e.to_string(),
+        })?;
+        if saved.format != FORMAT {
+            return Err(SamplerError::Restore {
+                reason: format!("unknown format {}", saved.format),
+            });
+        }
+        let mut study = Study::new(saved.space, saved.metrics, saved.algorithm, saved.seed)?;
+        study.sampler = restore_sampler(saved.algorithm, &saved.sampler)?;
+        for (i, t) in saved.trials.into_iter().enumerate() {
+            if t.id != i as u64 || t.point.len() != study.domain.len() {
+                return Err(SamplerError::Restore {
+                    reason: format!("trial {} is out of order or malformed", t.id),
+                });
+            }
+            let state = match t.state {
+                SavedState::Pending => TrialState::Pending,
+                SavedState::Infeasible(s) => TrialState::Infeasible(s),
+                SavedState::Completed(v) => TrialState::Completed(
+                    v.into_iter()
+                        .map(|(k, s)| {
+                            let x = match s {
+                                SavedF64::Value(x) => x,
+                                SavedF64::Inf => f64::INFINITY,
+                                SavedF64::NegInf => f64::NEG_INFINITY,
+                            };
+                            (k, x)
+                        })
+                        .collect(),
+                ),
+            };
+            study.records.push(TrialRecord {
+                trial: Trial {
+                    id: t.id,
+                    params: t.params,
+                },
+                state,
+            });
+            study.points.push(t.point);
+        }
+        Ok(study)
+    }
+}

@@ -1,0 +1,354 @@
+//! The study contract: decoding, constants, determinism, save/restore, errors, grid.
+
+use std::collections::BTreeSet;
+
+use sweeper_goal::Direction;
+use sweeper_sampler::{
+    Algorithm, ParamSpec, ParamValue, SamplerError, SearchSpace, Study, TrialState,
+};
+
+use crate::{evaluate, metric, mixed_space, objective, study, two_metrics, values};
+
+/// Drives a study for `rounds` batches of `batch`, leaving the last batch pending.
+fn drive(s: &mut Study, rounds: usize, batch: usize) -> Vec<String> {
+    let mut log = Vec::new();
+    for r in 0..rounds {
+        let trials = s.suggest(batch).unwrap();
+        for t in &trials {
+            log.push(format!("{:?}", t.params));
+            if r + 1 == rounds {
+                continue;
+            }
+            if t.id % 7 == 3 {
+                s.observe_infeasible(t.id, "over budget").unwrap();
+            } else {
+                s.observe(t.id, &evaluate(t)).unwrap();
+            }
+        }
+    }
+    log
+}
+
+#[test]
+fn values_decode_to_their_native_types_and_constants_are_injected() {
+    for algorithm in Algorithm::ALL {
+        let mut s = study(mixed_space(), two_metrics(), algorithm, 1);
+        let trials = s.suggest(12).unwrap();
+        assert_eq!(trials.len(), 12, "{algorithm:?}");
+        for t in &trials {
+            let names: Vec<&str> = t.params.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(
+                names,
+                ["x", "lr", "n", "fixed", "tp", "frac", "router", "mode"]
+            );
+            let p = |i: usize| &t.params[i].1;
+            assert!(matches!(p(0), ParamValue::Float(x) if (-1.0..=1.0).contains(x)));
+            assert!(matches!(p(1), ParamValue::Float(x) if (1e-4..=1e-1).contains(x)));
+            assert!(matches!(p(2), ParamValue::Int(1..=16)), "{:?}", p(2));
+            assert_eq!(p(3), &ParamValue::Int(7));
+            assert!(matches!(p(4), ParamValue::Int(1 | 2 | 4 | 8)), "{:?}", p(4));
+            assert!(matches!(p(5), ParamValue::Float(x) if *x == 0.25 || *x == 0.5));
+            assert!(matches!(p(6), ParamValue::Str(c) if ["a", "b", "c"].contains(&c.as_str())));
+            assert_eq!(p(7), &ParamValue::Str("only".into()));
+            assert_eq!(
+                p(4).to_json(),
+                serde_json::json!(p(4).as_f64().unwrap() as i64)
+            );
+        }
+    }
+}
+
+#[test]
+fn same_seed_and_calls_give_identical_suggestions() {
+    for algorithm in [
+        Algorithm::Default,
+        Algorithm::Random,
+        Algorithm::QuasiRandom,
+    ] {
+        let run = |seed| {
+            let mut s = study(mixed_space(), two_metrics(), algorithm, seed);
+            drive(&mut s, 5, 3)
+        };
+        assert_eq!(run(9), run(9), "{algorithm:?}");
+        assert_ne!(run(9), run(10), "{algorithm:?}");
+    }
+}
+
+#[test]
+fn a_restored_study_continues_exactly_as_the_original() {
+    for algorithm in Algorithm::ALL {
+        let mut a = study(mixed_space(), two_metrics(), algorithm, 4);
+        drive(&mut a, 4, 3); // the last batch stays pending
+        let text = serde_json::to_string(&a.to_json()).unwrap();
+        let mut b = Study::from_json(&serde_json::from_str(&text).unwrap()).unwrap();
+        assert_eq!(a.trials(), b.trials());
+        for s in [&mut a, &mut b] {
+            let pending: Vec<u64> = s
+                .trials()
+                .iter()
+                .filter(|r| r.state == TrialState::Pending)
+                .map(|r| r.trial.id)
+                .collect();
+            for id in pending {
+                let t = s.trials()[id as usize].trial.clone();
+                s.observe(id, &evaluate(&t)).unwrap();
+            }
+        }
+        assert_eq!(drive(&mut a, 3, 2), drive(&mut b, 3, 2), "{algorithm:?}");
+        assert_eq!(a.to_json(), b.to_json());
+    }
+}
+
+#[test]
+fn infinite_measurements_round_trip() {
+    let mut s = study(mixed_space(), two_metrics(), Algorithm::Default, 2);
+    let t = s.suggest(1).unwrap().remove(0);
+    s.observe(
+        t.id,
+        &values(&[("a", f64::INFINITY), ("b", f64::NEG_INFINITY)]),
+    )
+    .unwrap();
+    let back = Study::from_json(&s.to_json()).unwrap();
+    assert_eq!(back.trials(), s.trials());
+}
+
+#[test]
+fn a_batch_never_repeats_itself_or_the_history() {
+    let mut space = SearchSpace::new();
+    space
+        .add(
+            "n",
+            ParamSpec::Int {
+                lo: 1,
+                hi: 3,
+                log: false,
+            },
+        )
+        .unwrap();
+    space
+        .add(
+            "c",
+            ParamSpec::Categorical {
+                choices: vec!["p".into(), "q".into()],
+            },
+        )
+        .unwrap();
+    for algorithm in Algorithm::ALL {
+        let mut s = study(space.clone(), objective(), algorithm, 3);
+        let mut seen = BTreeSet::new();
+        let first = s.suggest(4).unwrap();
+        for t in &first {
+            assert!(
+                seen.insert(format!("{:?}", t.params)),
+                "{algorithm:?} repeated"
+            );
+        }
+        s.observe(first[0].id, &values(&[("objective", 1.0)]))
+            .unwrap();
+        // two more points exist; asking for five returns exactly those
+        let rest = s.suggest(5).unwrap();
+        assert_eq!(rest.len(), 2, "{algorithm:?}");
+        for t in &rest {
+            assert!(
+                seen.insert(format!("{:?}", t.params)),
+                "{algorithm:?} repeated"
+            );
+        }
+        assert!(s.suggest(3).unwrap().is_empty(), "{algorithm:?}");
+    }
+}
+
+#[test]
+fn grid_covers_every_point_once() {
+    let mut space = SearchSpace::new();
+    space
+        .add(
+            "n",
+            ParamSpec::Int {
+                lo: 1,
+                hi: 3,
+                log: false,
+            },
+        )
+        .unwrap();
+    space
+        .add(
+            "c",
+            ParamSpec::Categorical {
+                choices: vec!["p".into(), "q".into()],
+            },
+        )
+        .unwrap();
+    space
+        .add(
+            "d",
+            ParamSpec::Discrete {
+                values: vec![0.5, 1.5],
+                log: false,
+            },
+        )
+        .unwrap();
+    let mut s = study(space, objective(), Algorithm::Grid, 0);
+    let mut seen = BTreeSet::new();
+    loop {
+        let batch = s.suggest(5).unwrap();
+        if batch.is_empty() {
+            break;
+        }
+        for t in batch {
+            assert!(seen.insert(format!("{:?}", t.params)));
+        }
+    }
+    assert_eq!(seen.len(), 12);
+    // floats get five levels
+    let mut space = SearchSpace::new();
+    space
+        .add(
+            "x",
+            ParamSpec::Float {
+                lo: 0.0,
+                hi: 1.0,
+                log: false,
+            },
+        )
+        .unwrap();
+    let mut s = study(space, objective(), Algorithm::Grid, 0);
+    let xs: Vec<f64> = s
+        .suggest(10)
+        .unwrap()
+        .iter()
+        .map(|t| t.params[0].1.as_f64().unwrap())
+        .collect();
+    assert_eq!(xs, [0.0, 0.25, 0.5, 0.75, 1.0]);
+}
+
+#[test]
+fn grid_refuses_a_huge_space() {
+    let mut space = SearchSpace::new();
+    for i in 0..12 {
+        space
+            .add(
+                format!("x{i}"),
+                ParamSpec::Float {
+                    lo: 0.0,
+                    hi: 1.0,
+                    log: false,
+                },
+            )
+            .unwrap();
+    }
+    assert!(matches!(
+        Study::new(space, objective(), Algorithm::Grid, 0),
+        Err(SamplerError::GridTooLarge { .. })
+    ));
+}
+
+#[test]
+fn empty_and_constant_spaces_work() {
+    let mut only_constants = SearchSpace::new();
+    only_constants
+        .add(
+            "k",
+            ParamSpec::Float {
+                lo: 2.5,
+                hi: 2.5,
+                log: false,
+            },
+        )
+        .unwrap();
+    for space in [SearchSpace::new(), only_constants] {
+        for algorithm in Algorithm::ALL {
+            let mut s = study(space.clone(), objective(), algorithm, 0);
+            let t = s.suggest(3).unwrap();
+            // the single point of the space, once
+            assert_eq!(t.len(), 1, "{algorithm:?}");
+            assert_eq!(t[0].params.len(), space.params().len());
+            s.observe(t[0].id, &values(&[("objective", 1.0)])).unwrap();
+            assert!(s.suggest(1).unwrap().is_empty());
+            assert_eq!(s.best_trial().unwrap().trial.id, 0);
+        }
+    }
+}
+
+#[test]
+fn errors_are_typed() {
+    assert!(matches!(
+        Study::new(mixed_space(), vec![], Algorithm::Default, 0),
+        Err(SamplerError::InvalidMetrics { .. })
+    ));
+    let twice = vec![
+        metric("a", Direction::Maximize),
+        metric("a", Direction::Minimize),
+    ];
+    assert!(matches!(
+        Study::new(mixed_space(), twice, Algorithm::Default, 0),
+        Err(SamplerError::InvalidMetrics { .. })
+    ));
+    let mut s = study(mixed_space(), two_metrics(), Algorithm::Random, 0);
+    let t = s.suggest(1).unwrap().remove(0);
+    assert_eq!(
+        s.observe(99, &evaluate(&t)),
+        Err(SamplerError::UnknownTrial { trial_id: 99 })
+    );
+    assert_eq!(
+        s.observe(t.id, &values(&[("a", 1.0)])),
+        Err(SamplerError::MissingMetric {
+            trial_id: 0,
+            metric: "b".into()
+        })
+    );
+    assert_eq!(
+        s.observe(t.id, &values(&[("a", 1.0), ("b", f64::NAN)])),
+        Err(SamplerError::NanMetric {
+            trial_id: 0,
+            metric: "b".into()
+        })
+    );
+    assert_eq!(
+        s.observe(t.id, &values(&[("a", 1.0), ("b", 2.0), ("c", 3.0)])),
+        Err(SamplerError::UnknownMetric {
+            trial_id: 0,
+            metric: "c".into()
+        })
+    );
+    assert_eq!(s.trials()[0].state, TrialState::Pending);
+    s.observe(t.id, &values(&[("a", 1.0), ("b", 2.0)])).unwrap();
+    assert_eq!(
+        s.observe(t.id, &evaluate(&t)),
+        Err(SamplerError::TrialClosed { trial_id: 0 })
+    );
+    assert_eq!(
+        s.observe_infeasible(t.id, "x"),
+        Err(SamplerError::TrialClosed { trial_id: 0 })
+    );
+    assert_eq!(
+        s.observe_infeasible(5, "x"),
+        Err(SamplerError::UnknownTrial { trial_id: 5 })
+    );
+    assert!(matches!(
+        Study::from_json(&serde_json::json!({"format": 1})),
+        Err(SamplerError::Restore { .. })
+    ));
+    assert_eq!(
+        SamplerError::UnknownTrial { trial_id: 3 }.to_string(),
+        "unknown trial id 3"
+    );
+}
+
+#[test]
+fn pareto_and_best_trials() {
+    let mut s = study(mixed_space(), two_metrics(), Algorithm::Random, 0);
+    let t = s.suggest(4).unwrap();
+    // a maximized, b minimized
+    let obs = [(1.0, 1.0), (2.0, 2.0), (0.5, 0.5), (1.0, 3.0)];
+    for (t, (a, b)) in t.iter().zip(obs) {
+        s.observe(t.id, &values(&[("a", a), ("b", b)])).unwrap();
+    }
+    let front: Vec<u64> = s
+        .pareto_optimal_trials()
+        .iter()
+        .map(|r| r.trial.id)
+        .collect();
+    assert_eq!(front, [0, 1, 2]);
+    assert_eq!(s.best_trial().unwrap().trial.id, 1);
+}
