@@ -40,7 +40,7 @@ fn load<const D: usize>(data: &[f64], i: usize, sign: &[f64; D]) -> [f64; D] {
 /// cover), so that a dominated input row usually meets its dominator within the first few
 /// tests. `None` when the sample holds a NaN.
 fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[f64; D]>> {
-    let m = (n / 32).clamp(1, 1024 * D);
+    let m = (n / 8).clamp(1, 1024 * D);
     let stride = n / m;
     let sample: Vec<[f64; D]> = (0..m).map(|k| load(data, k * stride, sign)).collect();
     if sample.iter().flatten().any(|x| x.is_nan()) {
@@ -140,7 +140,7 @@ fn filter<const D: usize>(
     let mut hit = [false; BLOCK];
     for (blk, block) in rows.chunks(BLOCK).enumerate() {
         let base = blk * BLOCK;
-        if base >= probe && ids.len() * 2 > base {
+        if base >= BLOCK.min(probe) && ids.len() * 2 > base {
             ids.extend((a + base) as u32..b as u32);
             nan |= rows[base..]
                 .as_flattened()
@@ -189,7 +189,7 @@ pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> 
     let Some(seed) = seed(data, n, sign) else {
         return Pass::Nan;
     };
-    let cap = seed.len() + 64 * D;
+    let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 64 * D };
     let chunk = (n / 64).clamp(256, CHUNK);
     let parts: Vec<(Vec<u32>, bool)> = if par {
         (0..n.div_ceil(chunk))
