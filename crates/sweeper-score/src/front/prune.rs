@@ -8,6 +8,8 @@
 //! ICDE 2001, seeded and capped so that it stays linear). Dropping only rows dominated by a
 //! real row keeps the front of the survivors equal to the front of the input.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 
 use super::kd::dom;
@@ -130,6 +132,7 @@ fn filter<const D: usize>(
     sign: &[f64; D],
     seed: &[[f64; D]],
     cap: usize,
+    stats: &LocalStats,
 ) -> (Vec<u32>, bool) {
     const BLOCK: usize = 64;
     let rows = &data.as_chunks::<D>().0[a..b];
@@ -138,14 +141,44 @@ fn filter<const D: usize>(
     let mut nan = false;
     let probe = PROBE.min((b - a) / 4).max(1);
     let mut hit = [false; BLOCK];
+    let mut stair: Vec<(f64, f64)> = Vec::new();
+    if D == 2 {
+        for w in seed {
+            if !stair_dominated(&stair, w[0], w[1]) {
+                stair_insert(&mut stair, w[0], w[1]);
+            }
+        }
+    }
     for (blk, block) in rows.chunks(BLOCK).enumerate() {
         let base = blk * BLOCK;
         if base >= BLOCK.min(probe) && ids.len() * 2 > base {
-            ids.extend((a + base) as u32..b as u32);
-            nan |= rows[base..]
+            // The window does not filter: the rest of the task gets its exact local front
+            // instead, while such local fronts keep proving small (a quarter of their rows
+            // or less, over all tasks so far); else the rest is kept as it is.
+            let rest = &rows[base..];
+            nan |= rest
                 .as_flattened()
                 .iter()
                 .fold(false, |acc, x| acc | x.is_nan());
+            let seen = stats.seen.load(Ordering::Relaxed);
+            if !nan && stats.kept.load(Ordering::Relaxed) * 4 <= seen {
+                let buf: Vec<[f64; D]> = rest
+                    .iter()
+                    .map(|r| std::array::from_fn(|j| r[j] * sign[j] + 0.0))
+                    .collect();
+                let keep = super::exact::<D>(&buf, false);
+                let before = ids.len();
+                ids.extend(
+                    keep.iter()
+                        .enumerate()
+                        .filter(|(_, k)| **k)
+                        .map(|(t, _)| (a + base + t) as u32),
+                );
+                stats.seen.fetch_add(rest.len(), Ordering::Relaxed);
+                stats.kept.fetch_add(ids.len() - before, Ordering::Relaxed);
+            } else {
+                ids.extend((a + base) as u32..b as u32);
+            }
             break;
         }
         // Branch-free first test against the strongest row, for the whole block.
@@ -168,6 +201,16 @@ fn filter<const D: usize>(
                 continue;
             }
             let p: [f64; D] = std::array::from_fn(|j| r[j] * sign[j] + 0.0);
+            if D == 2 {
+                // d = 2: the task's own running front as an exact staircase.
+                if !stair_dominated(&stair, p[0], p[1]) {
+                    ids.push((a + base + t) as u32);
+                    if stair.len() < STAIR_MAX {
+                        stair_insert(&mut stair, p[0], p[1]);
+                    }
+                }
+                continue;
+            }
             match window.iter().position(|w| dom(w, &p)) {
                 Some(0) => {}
                 Some(j) => window[..=j].rotate_right(1),
@@ -183,6 +226,44 @@ fn filter<const D: usize>(
     (ids, nan)
 }
 
+/// Steps of the d = 2 staircase of a task, at most.
+const STAIR_MAX: usize = 4096;
+
+/// Whether the staircase (x ascending, y strictly descending) has a point that dominates
+/// (x, y).
+#[inline]
+fn stair_dominated(stair: &[(f64, f64)], x: f64, y: f64) -> bool {
+    let k = stair.partition_point(|s| s.0 < x);
+    stair
+        .get(k)
+        .is_some_and(|s| s.1 > y || (s.1 == y && s.0 > x))
+}
+
+/// Adds an undominated (x, y) to the staircase, dropping the steps it dominates.
+fn stair_insert(stair: &mut Vec<(f64, f64)>, x: f64, y: f64) {
+    let end = stair.partition_point(|s| s.0 <= x);
+    if end > 0 && stair[end - 1] == (x, y) {
+        return;
+    }
+    let mut start = end;
+    while start > 0 && stair[start - 1].1 <= y {
+        start -= 1;
+    }
+    if start == end {
+        stair.insert(end, (x, y));
+    } else {
+        stair[start] = (x, y);
+        stair.drain(start + 1..end);
+    }
+}
+
+/// Rows given to local exact fronts so far, and rows those fronts kept.
+#[derive(Default)]
+pub(crate) struct LocalStats {
+    seen: AtomicUsize,
+    kept: AtomicUsize,
+}
+
 /// One pass over raw `data` (n rows of D), in parallel when `par`.
 pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> Pass<D> {
     let n = data.len() / D;
@@ -191,13 +272,22 @@ pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> 
     };
     let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 64 * D };
     let chunk = (n / 64).clamp(256, CHUNK);
+    let stats = LocalStats::default();
     let parts: Vec<(Vec<u32>, bool)> = if par {
         (0..n.div_ceil(chunk))
             .into_par_iter()
-            .map(|c| filter(data, c * chunk, ((c + 1) * chunk).min(n), sign, &seed, cap))
+            .map(|c| {
+                let end = ((c + 1) * chunk).min(n);
+                filter(data, c * chunk, end, sign, &seed, cap, &stats)
+            })
             .collect()
     } else {
-        vec![filter(data, 0, n, sign, &seed, cap)]
+        (0..n.div_ceil(chunk))
+            .map(|c| {
+                let end = ((c + 1) * chunk).min(n);
+                filter(data, c * chunk, end, sign, &seed, cap, &stats)
+            })
+            .collect()
     };
     if parts.iter().any(|p| p.1) {
         return Pass::Nan;
