@@ -172,6 +172,38 @@ pub(crate) fn front_tree<const D: usize>(pts: &[[f64; D]], par: bool) -> Vec<boo
     keep
 }
 
+/// Sort-filter-skyline over const-D rows (see [`front_sfs_dyn`]); gives up (`None`) once the
+/// front passes `max_front` rows, where the tree is the better tool.
+pub(crate) fn front_sfs<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bool>> {
+    let mut order: Vec<(f64, u32)> = pts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (mono_key(p), i as u32))
+        .collect();
+    order.sort_unstable_by(|a, b| {
+        b.0.total_cmp(&a.0).then_with(|| {
+            let (pa, pb) = (&pts[a.1 as usize], &pts[b.1 as usize]);
+            (0..D)
+                .map(|j| pb[j].total_cmp(&pa[j]))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+    });
+    let mut keep = vec![false; pts.len()];
+    let mut window: Vec<[f64; D]> = Vec::new();
+    for &(_, i) in &order {
+        let p = &pts[i as usize];
+        if !window.iter().any(|w| dom(w, p)) {
+            if window.len() == max_front {
+                return None;
+            }
+            keep[i as usize] = true;
+            window.push(*p);
+        }
+    }
+    Some(keep)
+}
+
 /// A sort key that never decreases from a row to a row that dominates it: the sum of the
 /// values clamped to finite, each scaled by `1/d` (rounding is monotone, so is the sum).
 #[inline]

@@ -107,6 +107,8 @@ pub(crate) const PARALLEL_MIN_ROWS: usize = 1 << 16;
 const PRUNE_MIN_ROWS: usize = 64;
 /// Below this many rows the d >= 4 kernel filters a sorted list instead of building a tree.
 const TREE_MIN_ROWS: usize = 256;
+/// Above it too while the front stays within this many rows.
+const SFS_MAX_FRONT: usize = 96;
 
 /// The exact front of canonical rows, a flag per row.
 pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool) -> Vec<bool> {
@@ -114,8 +116,15 @@ pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool) -> Vec<bool> {
     match D {
         2 => sweep::front2(flat.as_chunks::<2>().0, par),
         3 => sweep::front3(flat.as_chunks::<3>().0, par),
-        _ if pts.len() < TREE_MIN_ROWS => kd::front_sfs_dyn(flat, D),
-        _ => kd::front_tree(pts, par),
+        _ => kd::front_sfs(
+            pts,
+            if pts.len() < TREE_MIN_ROWS {
+                usize::MAX
+            } else {
+                SFS_MAX_FRONT
+            },
+        )
+        .unwrap_or_else(|| kd::front_tree(pts, par)),
     }
 }
 

@@ -8,6 +8,8 @@
 //! ICDE 2001, seeded and capped so that it stays linear). Dropping only rows dominated by a
 //! real row keeps the front of the survivors equal to the front of the input.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 
 use super::kd::dom;
@@ -35,30 +37,89 @@ fn load<const D: usize>(data: &[f64], i: usize, sign: &[f64; D]) -> [f64; D] {
     std::array::from_fn(|j| r[j] * sign[j] + 0.0)
 }
 
-/// The seed window: the front of a strided sample, strongest first (by the number of
-/// sample rows each dominates). `None` when the sample holds a NaN.
+/// The seed window: rows of the front of a strided sample, picked greedily so that each
+/// next one dominates the most sample rows that the ones before do not (a greedy set
+/// cover), so that a dominated input row usually meets its dominator within the first few
+/// tests. `None` when the sample holds a NaN.
 fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[f64; D]>> {
-    let m = (n / 16).clamp(1, 2048);
+    let m = (n / 8).clamp(1, 1024 * D);
     let stride = n / m;
     let sample: Vec<[f64; D]> = (0..m).map(|k| load(data, k * stride, sign)).collect();
     if sample.iter().flatten().any(|x| x.is_nan()) {
         return None;
     }
     let keep = super::exact::<D>(&sample, false);
-    let mut front: Vec<(usize, [f64; D])> = sample
+    let mut front: Vec<[f64; D]> = sample
         .iter()
         .zip(&keep)
         .filter(|(_, k)| **k)
-        .map(|(p, _)| (sample.iter().filter(|s| dom(p, s)).count(), *p))
+        .map(|(p, _)| *p)
         .collect();
-    front.sort_by_key(|f| std::cmp::Reverse(f.0));
-    Some(
-        front
-            .into_iter()
-            .take(SEED_MAX * D)
-            .map(|(_, p)| p)
-            .collect(),
-    )
+    // Too many candidates: keep those of largest normalised log-volume (cheap proxy).
+    let cands = 32 * D;
+    if front.len() > cands {
+        let mut lo = [f64::MAX; D];
+        let mut hi = [f64::MIN; D];
+        for p in &sample {
+            for j in 0..D {
+                let x = p[j].clamp(f64::MIN, f64::MAX);
+                lo[j] = lo[j].min(x);
+                hi[j] = hi[j].max(x);
+            }
+        }
+        let proxy = |p: &[f64; D]| -> f64 {
+            (0..D)
+                .map(|j| {
+                    let w = hi[j] - lo[j];
+                    let t = (p[j].clamp(f64::MIN, f64::MAX) - lo[j]) / w;
+                    if t.is_finite() { (t + 1e-9).ln() } else { 0.0 }
+                })
+                .sum()
+        };
+        let mut keyed: Vec<(f64, [f64; D])> = front.iter().map(|p| (proxy(p), *p)).collect();
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        front = keyed.into_iter().take(cands).map(|(_, p)| p).collect();
+    }
+    // Coverage bitsets over the sample, then the greedy picks.
+    let words = m.div_ceil(64);
+    let cover: Vec<Vec<u64>> = front
+        .iter()
+        .map(|p| {
+            let mut bits = vec![0u64; words];
+            for (k, s) in sample.iter().enumerate() {
+                if dom(p, s) {
+                    bits[k / 64] |= 1 << (k % 64);
+                }
+            }
+            bits
+        })
+        .collect();
+    let mut covered = vec![0u64; words];
+    let mut used = vec![false; front.len()];
+    let mut picks = Vec::new();
+    for _ in 0..SEED_MAX * D {
+        let best = (0..front.len())
+            .filter(|&c| !used[c])
+            .map(|c| {
+                let gain: u32 = cover[c]
+                    .iter()
+                    .zip(&covered)
+                    .map(|(a, b)| (a & !b).count_ones())
+                    .sum();
+                (gain, c)
+            })
+            .max();
+        let Some((gain, c)) = best else { break };
+        if gain == 0 {
+            break;
+        }
+        used[c] = true;
+        for (w, b) in covered.iter_mut().zip(&cover[c]) {
+            *w |= b;
+        }
+        picks.push(front[c]);
+    }
+    Some(picks)
 }
 
 /// Filters rows `a..b`: survivors ascending and whether a NaN was seen. When more than
@@ -71,33 +132,136 @@ fn filter<const D: usize>(
     sign: &[f64; D],
     seed: &[[f64; D]],
     cap: usize,
+    stats: &LocalStats,
 ) -> (Vec<u32>, bool) {
+    const BLOCK: usize = 64;
+    let rows = &data.as_chunks::<D>().0[a..b];
     let mut window: Vec<[f64; D]> = seed.to_vec();
     let mut ids = Vec::new();
     let mut nan = false;
     let probe = PROBE.min((b - a) / 4).max(1);
-    let mut i = a;
-    while i < b {
-        if i == a + probe && ids.len() * 2 > probe {
-            ids.extend(i as u32..b as u32);
-            nan |= data[i * D..b * D].iter().any(|x| x.is_nan());
+    let mut hit = [false; BLOCK];
+    let mut stair: Vec<(f64, f64)> = Vec::new();
+    if D == 2 {
+        for w in seed {
+            if !stair_dominated(&stair, w[0], w[1]) {
+                stair_insert(&mut stair, w[0], w[1]);
+            }
+        }
+    }
+    for (blk, block) in rows.chunks(BLOCK).enumerate() {
+        let base = blk * BLOCK;
+        if base >= BLOCK.min(probe) && ids.len() * 2 > base {
+            // The window does not filter: the rest of the task gets its exact local front
+            // instead, while such local fronts keep proving small (a quarter of their rows
+            // or less, over all tasks so far); else the rest is kept as it is.
+            let rest = &rows[base..];
+            nan |= rest
+                .as_flattened()
+                .iter()
+                .fold(false, |acc, x| acc | x.is_nan());
+            let seen = stats.seen.load(Ordering::Relaxed);
+            if !nan && stats.kept.load(Ordering::Relaxed) * 4 <= seen {
+                let buf: Vec<[f64; D]> = rest
+                    .iter()
+                    .map(|r| std::array::from_fn(|j| r[j] * sign[j] + 0.0))
+                    .collect();
+                let keep = super::exact::<D>(&buf, false);
+                let before = ids.len();
+                ids.extend(
+                    keep.iter()
+                        .enumerate()
+                        .filter(|(_, k)| **k)
+                        .map(|(t, _)| (a + base + t) as u32),
+                );
+                stats.seen.fetch_add(rest.len(), Ordering::Relaxed);
+                stats.kept.fetch_add(ids.len() - before, Ordering::Relaxed);
+            } else {
+                ids.extend((a + base) as u32..b as u32);
+            }
             break;
         }
-        let p = load(data, i, sign);
-        nan |= p.iter().any(|x| x.is_nan());
-        match window.iter().position(|w| dom(w, &p)) {
-            Some(0) => {}
-            Some(k) => window[..=k].rotate_right(1),
-            None => {
-                ids.push(i as u32);
-                if window.len() < cap {
-                    window.push(p);
+        // Branch-free first test against the strongest row, for the whole block.
+        let w0 = window.first().copied().unwrap_or([f64::NEG_INFINITY; D]);
+        for (h, r) in hit.iter_mut().zip(block) {
+            let mut ge = true;
+            let mut gt = false;
+            let mut bad = false;
+            for j in 0..D {
+                let x = r[j] * sign[j];
+                bad |= x.is_nan();
+                ge &= w0[j] >= x;
+                gt |= w0[j] > x;
+            }
+            nan |= bad;
+            *h = ge & gt;
+        }
+        for (t, r) in block.iter().enumerate() {
+            if hit[t] {
+                continue;
+            }
+            let p: [f64; D] = std::array::from_fn(|j| r[j] * sign[j] + 0.0);
+            if D == 2 {
+                // d = 2: the task's own running front as an exact staircase.
+                if !stair_dominated(&stair, p[0], p[1]) {
+                    ids.push((a + base + t) as u32);
+                    if stair.len() < STAIR_MAX {
+                        stair_insert(&mut stair, p[0], p[1]);
+                    }
+                }
+                continue;
+            }
+            match window.iter().position(|w| dom(w, &p)) {
+                Some(0) => {}
+                Some(j) => window[..=j].rotate_right(1),
+                None => {
+                    ids.push((a + base + t) as u32);
+                    if window.len() < cap {
+                        window.push(p);
+                    }
                 }
             }
         }
-        i += 1;
     }
     (ids, nan)
+}
+
+/// Steps of the d = 2 staircase of a task, at most.
+const STAIR_MAX: usize = 4096;
+
+/// Whether the staircase (x ascending, y strictly descending) has a point that dominates
+/// (x, y).
+#[inline]
+fn stair_dominated(stair: &[(f64, f64)], x: f64, y: f64) -> bool {
+    let k = stair.partition_point(|s| s.0 < x);
+    stair
+        .get(k)
+        .is_some_and(|s| s.1 > y || (s.1 == y && s.0 > x))
+}
+
+/// Adds an undominated (x, y) to the staircase, dropping the steps it dominates.
+fn stair_insert(stair: &mut Vec<(f64, f64)>, x: f64, y: f64) {
+    let end = stair.partition_point(|s| s.0 <= x);
+    if end > 0 && stair[end - 1] == (x, y) {
+        return;
+    }
+    let mut start = end;
+    while start > 0 && stair[start - 1].1 <= y {
+        start -= 1;
+    }
+    if start == end {
+        stair.insert(end, (x, y));
+    } else {
+        stair[start] = (x, y);
+        stair.drain(start + 1..end);
+    }
+}
+
+/// Rows given to local exact fronts so far, and rows those fronts kept.
+#[derive(Default)]
+pub(crate) struct LocalStats {
+    seen: AtomicUsize,
+    kept: AtomicUsize,
 }
 
 /// One pass over raw `data` (n rows of D), in parallel when `par`.
@@ -106,15 +270,24 @@ pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> 
     let Some(seed) = seed(data, n, sign) else {
         return Pass::Nan;
     };
-    let cap = seed.len() + 64 * D;
+    let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 64 * D };
     let chunk = (n / 64).clamp(256, CHUNK);
+    let stats = LocalStats::default();
     let parts: Vec<(Vec<u32>, bool)> = if par {
         (0..n.div_ceil(chunk))
             .into_par_iter()
-            .map(|c| filter(data, c * chunk, ((c + 1) * chunk).min(n), sign, &seed, cap))
+            .map(|c| {
+                let end = ((c + 1) * chunk).min(n);
+                filter(data, c * chunk, end, sign, &seed, cap, &stats)
+            })
             .collect()
     } else {
-        vec![filter(data, 0, n, sign, &seed, cap)]
+        (0..n.div_ceil(chunk))
+            .map(|c| {
+                let end = ((c + 1) * chunk).min(n);
+                filter(data, c * chunk, end, sign, &seed, cap, &stats)
+            })
+            .collect()
     };
     if parts.iter().any(|p| p.1) {
         return Pass::Nan;

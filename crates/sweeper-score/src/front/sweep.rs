@@ -68,30 +68,67 @@ pub(crate) fn front2(pts: &[[f64; 2]], par: bool) -> Vec<bool> {
     keep
 }
 
-/// The (y, z) staircase of Kung's sweep: keys ascending in y, values strictly descending in z.
-struct Staircase {
-    map: BTreeMap<u64, u64>,
+/// Above this many steps the staircase moves from a sorted vector to a B-tree.
+const STAIR_VEC_MAX: usize = 1024;
+
+/// The (y, z) staircase of Kung's sweep: y ascending, z strictly descending. Small
+/// staircases live in a sorted vector (a binary search and a short move beat a B-tree's
+/// pointer chasing); large ones in a `BTreeMap`, so that the sweep stays O(n log n).
+enum Staircase {
+    Vec(Vec<(u64, u64)>),
+    Tree(BTreeMap<u64, u64>),
 }
 
 impl Staircase {
     /// Whether some stored (y', z') has y' >= y and z' >= z (keys are ordered, not
     /// complemented).
     fn covers(&self, y: u64, z: u64) -> bool {
-        self.map.range(y..).next().is_some_and(|(_, &zz)| zz >= z)
+        match self {
+            Staircase::Vec(v) => {
+                let k = v.partition_point(|e| e.0 < y);
+                v.get(k).is_some_and(|e| e.1 >= z)
+            }
+            Staircase::Tree(map) => map.range(y..).next().is_some_and(|(_, &zz)| zz >= z),
+        }
     }
 
-    /// Adds (y, z) unless covered, dropping every entry it covers.
-    fn insert(&mut self, y: u64, z: u64) {
-        if self.covers(y, z) {
-            return;
-        }
-        while let Some((&yy, &zz)) = self.map.range(..=y).next_back() {
-            if zz > z {
-                break;
+    /// Adds (y, z), known not to be covered, dropping every entry it covers.
+    fn insert_uncovered(&mut self, y: u64, z: u64) {
+        match self {
+            Staircase::Vec(v) => {
+                // Entries y' <= y with z' <= z form a run ending where y' > y begins.
+                let end = v.partition_point(|e| e.0 <= y);
+                let mut start = end;
+                while start > 0 && v[start - 1].1 <= z {
+                    start -= 1;
+                }
+                if start == end {
+                    v.insert(end, (y, z));
+                } else {
+                    v[start] = (y, z);
+                    v.drain(start + 1..end);
+                }
+                if v.len() > STAIR_VEC_MAX {
+                    *self = Staircase::Tree(v.iter().copied().collect());
+                }
             }
-            self.map.remove(&yy);
+            Staircase::Tree(map) => {
+                while let Some((&yy, &zz)) = map.range(..=y).next_back() {
+                    if zz > z {
+                        break;
+                    }
+                    map.remove(&yy);
+                }
+                map.insert(y, z);
+            }
         }
-        self.map.insert(y, z);
+    }
+
+    /// Adds (y, z) unless covered.
+    fn insert(&mut self, y: u64, z: u64) {
+        if !self.covers(y, z) {
+            self.insert_uncovered(y, z);
+        }
     }
 }
 
@@ -99,9 +136,7 @@ impl Staircase {
 pub(crate) fn front3(pts: &[[f64; 3]], par: bool) -> Vec<bool> {
     let keyed = sorted_desc(pts, par);
     let mut keep = vec![false; pts.len()];
-    let mut stair = Staircase {
-        map: BTreeMap::new(),
-    };
+    let mut stair = Staircase::Vec(Vec::new());
     let mut g = 0;
     while g < keyed.len() {
         let x = keyed[g].0[0];
@@ -114,7 +149,7 @@ pub(crate) fn front3(pts: &[[f64; 3]], par: bool) -> Vec<bool> {
             let (y, z) = (!group[0].0[1], !group[0].0[2]);
             if !stair.covers(y, z) {
                 keep[group[0].1 as usize] = true;
-                stair.insert(y, z);
+                stair.insert_uncovered(y, z);
             }
         } else {
             // Within the group (same x) a 2-D front on (y, z); the group is sorted by y

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Times the front peers and sweeper on the same .npy files, in one run, and prints a table.
+
+    pip install moocore paretoset numpy
+    cargo build --release -p sweeper-benches --bin front-figures
+    cargo build --release --manifest-path benches/peers/pareto-front-crate/Cargo.toml
+    python3 benches/peers/time_peers.py benches/data/*.npy > table.md
+
+Peers (every column maximized, duplicates kept, time around the call only, medians):
+  moocore    moocore.is_nondominated(X, maximise=True, keep_weakly=True)
+  paretoset  paretoset(X, sense=["max"] * d, distinct=False)  (numba; warmed up first)
+  crate      the Rust `pareto_front` crate 1.2.1, via benches/peers/pareto-front-crate
+  sweeper    sweeper_score::front::nondominated, via the front-figures binary
+A peer whose extrapolated time (quadratic from the previous size of the same cell) exceeds
+--limit seconds is skipped and shown as "gave up".
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+TARGET = os.environ.get("CARGO_TARGET_DIR", "target")
+
+
+def median_time(fn, budget_s=2.0, max_reps=7):
+    """Median wall time in ms over up to max_reps calls (fewer when a call is slow)."""
+    times = []
+    result = None
+    start = time.perf_counter()
+    while len(times) < max_reps:
+        t = time.perf_counter()
+        result = fn()
+        times.append((time.perf_counter() - t) * 1e3)
+        if time.perf_counter() - start > budget_s:
+            break
+    return statistics.median(times), result
+
+
+def run_binary(cmd, path, timeout):
+    """Runs a timing binary on one file; returns (front, ms) or None on timeout."""
+    try:
+        out = subprocess.run(cmd + [path], capture_output=True, text=True, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return None
+    line = [l for l in out.stdout.splitlines() if l and not l.startswith("file")][-1]
+    return line.split("\t")
+
+
+def cell_of(path):
+    m = re.match(r"(\w+)-(\d+)x(\d+)\.npy$", os.path.basename(path))
+    return m.group(1), int(m.group(2)), int(m.group(3))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--limit", type=float, default=60.0, help="give up above this many seconds")
+    ap.add_argument("--peers", default="sweeper,moocore,paretoset,crate")
+    args = ap.parse_args()
+    peers = args.peers.split(",")
+
+    import moocore
+    from paretoset import paretoset
+
+    # numba compiles on first use: do it outside the timings.
+    paretoset(np.random.rand(100, 3), sense=["max"] * 3, distinct=False)
+
+    ours = [os.environ.get("FRONT_FIGURES", os.path.join(TARGET, "release", "front-figures")), "--repeat", "5"]
+    crate = [os.path.join(TARGET, "release", "time-pareto-front-crate"), "--repeat", "3"]
+    last = {}  # (peer, dist, d) -> (n, seconds)
+
+    def skip(peer, dist, n, d):
+        prev = last.get((peer, dist, d))
+        if prev is None:
+            return False
+        pn, secs = prev
+        return secs is None or secs * (n / pn) ** 2 > args.limit
+
+    files = sorted(args.files, key=lambda p: (cell_of(p)[0], cell_of(p)[2], cell_of(p)[1]))
+    print("| n × d, distribution | front | sweeper | moocore | paretoset | `pareto_front` crate | best peer / sweeper |")
+    print("|---|---|---|---|---|---|---|")
+    for path in files:
+        dist, n, d = cell_of(path)
+        X = np.load(path)
+        row = {}
+        front = None
+        if "sweeper" in peers:
+            r = run_binary(ours, path, timeout=600)
+            front, row["sweeper"] = int(r[3]), float(r[4])
+        if "moocore" in peers and not skip("moocore", dist, n, d):
+            ms, res = median_time(lambda: moocore.is_nondominated(X, maximise=True, keep_weakly=True))
+            row["moocore"] = ms
+            front = int(res.sum()) if front is None else front
+        if "paretoset" in peers and not skip("paretoset", dist, n, d):
+            ms, _ = median_time(lambda: paretoset(X, sense=["max"] * d, distinct=False))
+            row["paretoset"] = ms
+        if "crate" in peers and not skip("crate", dist, n, d):
+            r = run_binary(crate, path, timeout=args.limit * 3)
+            row["crate"] = float(r[2]) if r else None
+        for p in ("moocore", "paretoset", "crate"):
+            if p in row:
+                last[(p, dist, d)] = (n, None if row[p] is None else row[p] / 1e3)
+            elif (p, dist, d) in last:
+                last[(p, dist, d)] = (n, None)
+
+        def fmt(p):
+            v = row.get(p)
+            if v is None:
+                return "gave up" if p in peers else "–"
+            return f"{v / 1e3:.2f} s" if v >= 1000 else f"{v:.3g} ms" if v >= 1 else f"{v * 1e3:.0f} µs"
+
+        peer_times = [row[p] for p in ("moocore", "paretoset", "crate") if row.get(p) is not None]
+        ratio = f"{min(peer_times) / row['sweeper']:.1f}×" if peer_times and row.get("sweeper") else "–"
+        print(f"| {n:.0e} × {d}, {dist} | {front:,} | {fmt('sweeper')} | {fmt('moocore')} | "
+              f"{fmt('paretoset')} | {fmt('crate')} | {ratio} |", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

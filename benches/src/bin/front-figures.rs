@@ -1,0 +1,136 @@
+//! `front-figures`: writes the front benchmark datasets as `.npy`, and times our front
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+//! kernel on `.npy` files (the same files `benches/peers/time_peers.py` times the peers on).
+//!
+//! ```sh
+//! cargo run --release -p sweeper-benches --bin front-figures -- --gen benches/data
+//! cargo run --release -p sweeper-benches --bin front-figures -- --npy benches/data/*.npy
+//! ```
+//!
+//! Timing wraps the kernel call only (`nondominated`, every column maximized); the figure
+//! is the median of the repetitions. Output: one tab-separated line per file.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use sweeper_benches::front_data::{Dist, generate};
+use sweeper_benches::npy;
+use sweeper_goal::Direction;
+
+/// The grid of the table: every size 1e3..1e6 for d = 2..5 and each distribution, and the
+/// 1e7 cells of the peers' table.
+fn grid() -> Vec<(Dist, usize, usize)> {
+    let mut cells = Vec::new();
+    for dist in Dist::ALL {
+        for d in 2..=5 {
+            for n in [1_000, 10_000, 100_000, 1_000_000] {
+                cells.push((dist, n, d));
+            }
+        }
+    }
+    cells.extend([
+        (Dist::Uniform, 10_000_000, 3),
+        (Dist::Uniform, 10_000_000, 5),
+        (Dist::Anticorrelated, 10_000_000, 4),
+        (Dist::Sphere, 10_000_000, 3),
+    ]);
+    cells
+}
+
+fn gen_all(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (dist, n, d) in grid() {
+        let path = dir.join(format!("{}-{n}x{d}.npy", dist.name()));
+        if path.exists() {
+            continue;
+        }
+        let data = generate(dist, n, d, 42);
+        npy::write(BufWriter::new(File::create(&path)?), &data, d)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// Nanoseconds this thread has spent on a CPU (Linux), for tuning on a busy machine.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
+    let (data, d) = npy::read(BufReader::new(File::open(path)?))?;
+    let dirs = vec![Direction::Maximize; d];
+    let mut times = Vec::with_capacity(repeat);
+    let mut front = 0;
+    for _ in 0..repeat {
+        let t = Instant::now();
+        let c = thread_cpu_ns();
+        let f = if seq {
+            sweeper_score::front::nondominated_sequential(&data, d, &dirs)
+        } else {
+            sweeper_score::front::nondominated(&data, d, &dirs)
+        }
+        .map_err(std::io::Error::other)?;
+        // One thread: its CPU time, which a busy machine does not inflate.
+        times.push(if seq {
+            (thread_cpu_ns() - c) as f64 / 1e6
+        } else {
+            t.elapsed().as_secs_f64() * 1e3
+        });
+        front = f.len();
+    }
+    times.sort_by(f64::total_cmp);
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    println!(
+        "{name}\t{}\t{d}\t{front}\t{:.3}\t{:.3}",
+        data.len() / d,
+        times[times.len() / 2],
+        times[0]
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut repeat = 7;
+    let mut seq = false;
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut k = 0;
+    while k < args.len() {
+        match args[k].as_str() {
+            "--gen" if k + 1 < args.len() => {
+                if let Err(e) = gen_all(Path::new(&args[k + 1])) {
+                    eprintln!("front-figures: {e}");
+                    return ExitCode::FAILURE;
+                }
+                k += 1;
+            }
+            "--repeat" if k + 1 < args.len() => {
+                repeat = args[k + 1].parse().unwrap_or(7).max(1);
+                k += 1;
+            }
+            "--npy" => {}
+            "--seq" => seq = true,
+            other => files.push(PathBuf::from(other)),
+        }
+        k += 1;
+    }
+    if !files.is_empty() {
+        println!("file\tn\td\tfront\tmedian_ms\tmin_ms");
+    }
+    for f in &files {
+        if let Err(e) = time_file(f, repeat, seq) {
+            eprintln!("front-figures: {}: {e}", f.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
