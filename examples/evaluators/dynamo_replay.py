@@ -58,16 +58,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sweeper_eval as se  # noqa: E402
 
-ENGINE_KEYS = {
-    "max_num_batched_tokens": "max_num_batched_tokens",
-    "num_gpu_blocks": "num_gpu_blocks",
-    "block_size": "block_size",
-    "enable_prefix_caching": "enable_prefix_caching",
-    "enable_chunked_prefill": "enable_chunked_prefill",
-    "speedup_ratio": "speedup_ratio",
-    "decode_speedup_ratio": "decode_speedup_ratio",
-    "backend": "backend",
-}
+# Candidate parameters passed to the engine args under the same name.
+ENGINE_KEYS = (
+    "max_num_batched_tokens",
+    "num_gpu_blocks",
+    "block_size",
+    "enable_prefix_caching",
+    "enable_chunked_prefill",
+    "speedup_ratio",
+    "decode_speedup_ratio",
+    "backend",
+)
 BATCH_KEYS = ("max_batch_size", "max_num_seqs")
 DP_KEYS = ("dp", "attention_dp", "dp_size")
 DISAGG_KEYS = ("prefill_tp", "prefill_replicas", "decode_tp", "decode_replicas")
@@ -95,9 +96,9 @@ def engine_args_for(base: dict, params: dict, tp: int, dp: int, worker_type: str
     engine = args.setdefault("engine", {})
     args["tensor_parallel_size"] = tp
     args["dp_size"] = dp
-    for name, key in ENGINE_KEYS.items():
+    for name in ENGINE_KEYS:
         if name in params:
-            engine[key] = params[name]
+            engine[name] = params[name]
     batch = se.int_param(params, BATCH_KEYS)
     if batch is not None:
         engine["max_num_seqs"] = batch
