@@ -5,3 +5,7 @@
 //! commands and the built-in serving model) and the frontier plot.
 
 pub mod evaluator;
+pub mod provider;
+pub mod run;
+
+pub use run::{RunError, RunOptions, RunResult, Sweeper};
