@@ -4,7 +4,10 @@
 //! The library part holds what other tools may call: the run loop, the evaluators (external
 //! commands and the built-in serving model) and the frontier plot.
 
+pub mod builtin;
 pub mod evaluator;
+pub mod input;
+pub mod plot;
 pub mod provider;
 pub mod run;
 

@@ -1,15 +1,95 @@
 //! `sweeper-goal`: the schema and validation of a sweep config (SPEC sections 2, 5 and 6).
 //!
-//! Layer 1 of sweeper, depending on nothing else of the project. Invariant: a value of a
-//! validated type is always legal under the contract; everything that can be wrong in a
-//! config is rejected here, with the key path of the offending value.
+//! **Layer**: the bottom layer of sweeper (goal ← score ← sampler ← cli); it depends on no
+//! other crate of the project, uses no threads, and reads no format but YAML/JSON config
+//! text (the YAML crate is confined to one private module).
+//!
+//! **Invariant**: a value of a validated type ([`SweepConfig`], [`Goal`], [`Workload`], ...)
+//! is always legal under the contract. Everything that can be wrong in a config is rejected
+//! here by [`parse`] / [`from_path`] with one [`ConfigError`] that names the key path
+//! ([`ConfigError::path`]), shows the bad value, and says what would be accepted.
+//!
+//! ```
+//! use sweeper_goal::{Direction, Load, Objective, Workload, parse};
+//!
+//! let cfg = parse(
+//!     "goal: {target: pareto}\n\
+//!      workload: {isl: 4000, osl: 500, num_request_ratio: 10}\n",
+//! )
+//! .unwrap();
+//! assert_eq!(cfg.goal.objectives(), &[Objective::ThroughputPerGpu, Objective::ThroughputPerUser]);
+//! let metrics = cfg.goal.sampler_metrics();
+//! assert_eq!(metrics[0].direction, Direction::Maximize);
+//! // a synthetic pareto workload without a load searches the ratio over [0, 1]
+//! assert_eq!(cfg.workload.unwrap().load(), Some(&Load::KvLoadRange { min: 0.0, max: 1.0 }));
+//!
+//! let err = parse("goal: {target: goodput}").unwrap_err();
+//! assert_eq!(err.path(), Some("goal.sla"));
+//! assert_eq!(err.rule(), "sla_missing");
+//! ```
+//!
+//! # Decisions the SPEC leaves open
+//!
+//! - **Formats**: JSON is read by the YAML parser (JSON is YAML 1.2), so both give the same
+//!   key paths and line/column. An empty document is the all-default config. A key set to
+//!   `null` (or left empty in YAML) counts as absent — for `pareto_objectives` too, which
+//!   then resolves to the default pair.
+//! - **Numbers**: an integer field accepts a whole float (`64.0`) but not `1.9`; numbers
+//!   written as strings (`"64"`) are rejected. `.nan`/`.inf` parse as numbers and are then
+//!   rejected wherever a finite number is required.
+//! - **Errors**: within a block, validation stops at the first failure (in key order of
+//!   the schema). [`parse`] returns the first failing block's error in the order goal,
+//!   workload, search space, evaluator, sweep; [`parse_all`] returns one error per failing
+//!   block (the workload is skipped when the goal failed, as its range rule needs the
+//!   target).
+//! - **SLA**: an SLA is allowed under any goal (it is passed to evaluators) and may set any
+//!   subset of its fields; only a goodput objective *requires* `e2e_ms` or the
+//!   `ttft_ms`+`itl_ms` pair. `sla: {}` is kept as an empty SLA.
+//! - **Workload**: `replay_concurrency` without `trace_path` is an error (it names the
+//!   missing `trace_path`). A synthetic workload of a scalar goal must set a load; only a
+//!   pareto goal defaults to the range `[0.0, 1.0]`. A trace workload under a pareto goal
+//!   gets no default range.
+//! - **Search space**: `gpu_budget >= 1`. `used_gpus` is a non-empty list of distinct
+//!   integer-valued parameters whose every value is `>= 1`, or one integer `>= 1`; a config
+//!   whose *smallest* candidate is already over the budget is rejected (nothing could be
+//!   feasible). The parameter name `kv_load_ratio` is reserved (the searched load ratio
+//!   uses it). `values` accepts integers and floats, `choices` only strings. A range with
+//!   `lo == hi` is a constant, like a one-entry list.
+//! - **Evaluator**: exactly one of `command`/`builtin`; `persistent` only with `command`;
+//!   numeric command arguments and environment values are kept as their text; the builtin
+//!   block must be a mapping and is otherwise opaque (the cli crate checks it).
+//! - **Sweep**: `max_rounds`, `candidates_per_round`, `parallel_evals` fit in `u32`;
+//!   `seed` is any `u64`; `algorithm` also accepts `quasi_random` and `grid` (extensions).
+//! - **Serialization**: [`SweepConfig::to_yaml`] writes every default and the resolved
+//!   goal (pareto objectives explicit; a defaulted load range written out), so it is the
+//!   fully resolved config and parses back to an equal value.
 
-mod objective;
-
-pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
+mod config;
+mod error;
+mod evaluator;
+mod goal;
 mod load;
+mod objective;
+mod raw;
+mod space;
+mod sweep;
+mod workload;
+mod yaml;
 
+pub use config::{SweepConfig, from_path, from_path_all, parse, parse_all};
+pub use error::{ConfigError, IoError, Location};
+pub use evaluator::{EvaluatorConfig, EvaluatorKind};
+pub use goal::{DEFAULT_PARETO_OBJECTIVES, Goal, Sla};
 pub use load::{
     KvCapacityTooSmall, KvRole, RatioLoad, concurrency_for_ratio, request_count, round_half_even,
     tokens_per_request,
 };
+pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
+pub use space::{
+    DEFAULT_GPU_BUDGET, ParameterSpec, RESERVED_PARAMETER_NAMES, SearchSpaceConfig, UsedGpus,
+};
+pub use sweep::{
+    AlgorithmName, DEFAULT_MAX_EVAL_SECONDS, DEFAULT_MAX_ROUNDS, DEFAULT_PARALLEL_EVALS,
+    DEFAULT_SEED, SweepSettings,
+};
+pub use workload::{Load, Workload};

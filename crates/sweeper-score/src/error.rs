@@ -34,4 +34,15 @@ pub enum ScoreError {
         /// What is wrong with it.
         detail: String,
     },
+    /// A report or candidate config value of the wrong kind (a report that is not an
+    /// object, a metric the scorer reads or `used_gpus` that is not a number).
+    #[error("candidate {candidate}: `{key}` {detail}")]
+    Invalid {
+        /// Candidate index in the input.
+        candidate: usize,
+        /// The report key or config key (`report` for the report as a whole).
+        key: String,
+        /// What is wrong with it.
+        detail: String,
+    },
 }

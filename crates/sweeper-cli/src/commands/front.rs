@@ -1,11 +1,441 @@
-//! `sweeper front`.
+//! `sweeper front`: the Pareto front, the non-dominated ranks, or the hypervolume of numeric
+//! columns of a table. Also home of the output helpers `sweeper score` shares.
 
-use super::{CliError, CliResult};
+use super::{CliError, CliResult, Format};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+use sweeper_cli::input::{InputError, NumericTable, read_numeric_columns};
+use sweeper_goal::Direction;
+use sweeper_score::{ScoreError, front};
+
+const AFTER_HELP: &str = "\
+Rows are numbered from 0 in input order (comment lines, the CSV header and blank lines are not
+rows); `index` in the output is that number. A row is on the front when no other row is at
+least as good in every objective and strictly better in one; equal rows are all kept. The
+front is printed sorted by the LAST objective ascending (the x-axis), ties in input order.
+
+Examples:
+  # The InferenceX frontier of a serving sweep: tok/s/gpu (y) against tok/s/user (x)
+  sweeper front sweep.csv -o output_tput_per_gpu:max -o tok_s_per_user:max
+
+  # Throughput against latency, as JSON
+  sweeper front runs.jsonl -o throughput:max -o e2e_ms:min --format json
+
+  # A NumPy float64 matrix of shape (n, 3); columns are named 0, 1, 2
+  sweeper front points.npy -o 0:max -o 1:max -o 2:min --stats
+
+  # Non-dominated sorting: every row with its front number (0 = on the front)
+  sweeper front sweep.csv -o x:max -o y:max --ranks
+
+  # The hypervolume dominated by the rows, against the reference point (0, 0)
+  sweeper front sweep.csv -o x:max -o y:max --hypervolume 0,0
+
+Exit status: 0 ok; 1 bad input (missing column, NaN, empty file, ragged CSV, wrong .npy
+dtype; the message names the row and column); 2 usage or I/O error.";
 
 /// Arguments of `sweeper front`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+#[command(after_help = AFTER_HELP)]
+pub(crate) struct Args {
+    /// The table: CSV with a header row (`#` lines are comments), JSON Lines, a JSON array
+    /// of objects, or a numpy `.npy` file (float64, shape (n, d), columns named 0..d-1). The
+    /// format is read from the content.
+    input: PathBuf,
+    /// A column and its direction, `NAME:max` or `NAME:min`. Repeat once per objective;
+    /// the last one is the x-axis the front is sorted by.
+    #[arg(
+        short = 'o',
+        long = "objective",
+        value_name = "NAME:max|min",
+        required = true,
+        value_parser = parse_objective
+    )]
+    objectives: Vec<ObjectiveArg>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Print `rows=N front=F load_ms=X kernel_ms=Y` on stderr (wall time of reading the
+    /// input and of the kernel call).
+    #[arg(long)]
+    stats: bool,
+    /// Print the hypervolume dominated by the rows against this reference point instead of
+    /// the front: comma-separated, one value per objective (`inf`/`-inf` allowed).
+    #[arg(
+        long,
+        value_name = "REF",
+        allow_hyphen_values = true,
+        conflicts_with = "ranks"
+    )]
+    hypervolume: Option<String>,
+    /// Print every row with its non-dominated rank (0 = on the front, 1 = on the front once
+    /// rank 0 is removed, ...) instead of the front, in input order.
+    #[arg(long)]
+    ranks: bool,
+}
 
-pub(crate) fn run(_args: &Args) -> CliResult {
-    Err(CliError::io("`sweeper front` is not built yet"))
+/// One `--objective NAME:max|min`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ObjectiveArg {
+    name: String,
+    direction: Direction,
+}
+
+fn parse_objective(text: &str) -> Result<ObjectiveArg, String> {
+    let bad = || format!("expected NAME:max or NAME:min, got `{text}`");
+    let (name, dir) = text.rsplit_once(':').ok_or_else(bad)?;
+    let direction = match dir.trim().to_ascii_lowercase().as_str() {
+        "max" | "maximize" => Direction::Maximize,
+        "min" | "minimize" => Direction::Minimize,
+        _ => return Err(bad()),
+    };
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(bad());
+    }
+    Ok(ObjectiveArg {
+        name: name.to_owned(),
+        direction,
+    })
+}
+
+/// Maps an input error to the exit code: 2 for I/O, 1 for bad content.
+pub(crate) fn input_error(err: &InputError) -> CliError {
+    if err.is_io() {
+        CliError::io(err.to_string())
+    } else {
+        CliError::invalid(err.to_string())
+    }
+}
+
+/// Maps a kernel error to exit 1, naming columns instead of positions.
+fn kernel_error(err: &ScoreError, columns: &[String]) -> CliError {
+    match err {
+        ScoreError::NanValue { row, column } => CliError::invalid(format!(
+            "row {row}, column `{}`: value is NaN",
+            columns.get(*column).map_or("?", String::as_str)
+        )),
+        other => CliError::invalid(other.to_string()),
+    }
+}
+
+fn millis(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+/// Writes a line on stderr (diagnostics; stdout is data).
+pub(crate) fn note(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "{text}");
+}
+
+/// Streams data to stdout through a buffer; a closed pipe ends quietly with exit 0.
+pub(crate) fn write_stdout(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> CliResult {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match f(&mut out).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(CliError {
+            code: 0,
+            message: String::new(),
+        }),
+        Err(e) => Err(CliError::io(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+/// A number exactly (shortest text that reads back to the same `f64`); `inf`, `-inf`.
+pub(crate) fn exact(x: f64) -> String {
+    if x.is_finite() {
+        serde_json::to_string(&x).unwrap_or_else(|_| x.to_string())
+    } else {
+        sweeper_score::json_f64::to_value(x)
+            .as_str()
+            .unwrap_or("nan")
+            .to_owned()
+    }
+}
+
+/// Writes a number as JSON: a number when finite, else `"inf"` / `"-inf"`.
+pub(crate) fn write_json_number(out: &mut dyn Write, x: f64) -> io::Result<()> {
+    if x.is_finite() {
+        serde_json::to_writer(&mut *out, &x).map_err(io::Error::other)
+    } else {
+        write!(out, "\"{}\"", exact(x))
+    }
+}
+
+/// A JSON string literal.
+pub(crate) fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+/// Aligned columns: numbers right-aligned, text left-aligned, two spaces apart.
+pub(crate) fn write_table(
+    out: &mut dyn Write,
+    headers: &[String],
+    right: &[bool],
+    rows: &[Vec<String>],
+) -> io::Result<()> {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let last = headers.len().saturating_sub(1);
+    let line = |out: &mut dyn Write, cells: &[String]| -> io::Result<()> {
+        let mut text = String::new();
+        for (k, cell) in cells.iter().enumerate() {
+            let pad = widths[k].saturating_sub(cell.chars().count());
+            if k > 0 {
+                text.push_str("  ");
+            }
+            if right.get(k).copied().unwrap_or(false) {
+                text.extend(std::iter::repeat_n(' ', pad));
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                if k < last {
+                    text.extend(std::iter::repeat_n(' ', pad));
+                }
+            }
+        }
+        writeln!(out, "{}", text.trim_end())
+    };
+    line(out, headers)?;
+    for row in rows {
+        line(out, row)?;
+    }
+    Ok(())
+}
+
+/// Writes CSV with a header row.
+pub(crate) fn write_csv(
+    out: &mut dyn Write,
+    headers: &[String],
+    rows: impl Iterator<Item = Vec<String>>,
+) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(headers)?;
+    for row in rows {
+        w.write_record(&row)?;
+    }
+    w.flush()
+}
+
+/// Rows of the table as `index` then the objective values.
+fn value_rows<'a>(
+    table: &'a NumericTable,
+    order: &'a [usize],
+    ranks: Option<&'a [usize]>,
+) -> impl Iterator<Item = Vec<String>> + 'a {
+    let d = table.columns.len();
+    order.iter().map(move |&i| {
+        let mut row = Vec::with_capacity(d + 2);
+        row.push(i.to_string());
+        if let Some(r) = ranks {
+            row.push(r[i].to_string());
+        }
+        row.extend(table.data[i * d..(i + 1) * d].iter().map(|&x| exact(x)));
+        row
+    })
+}
+
+fn write_rows(
+    out: &mut dyn Write,
+    format: Format,
+    table: &NumericTable,
+    order: &[usize],
+    ranks: Option<&[usize]>,
+) -> io::Result<()> {
+    let d = table.columns.len();
+    let mut headers = vec!["index".to_owned()];
+    if ranks.is_some() {
+        headers.push("rank".to_owned());
+    }
+    headers.extend(table.columns.iter().cloned());
+    match format {
+        Format::Table => {
+            let rows: Vec<Vec<String>> = value_rows(table, order, ranks).collect();
+            write_table(out, &headers, &vec![true; headers.len()], &rows)
+        }
+        Format::Csv => write_csv(out, &headers, value_rows(table, order, ranks)),
+        Format::Json => {
+            let keys: Vec<String> = table.columns.iter().map(|c| json_string(c)).collect();
+            out.write_all(b"[")?;
+            for (k, &i) in order.iter().enumerate() {
+                let sep = if k == 0 { "\n" } else { ",\n" };
+                write!(out, "{sep}  {{\"index\": {i}")?;
+                if let Some(r) = ranks {
+                    write!(out, ", \"rank\": {}", r[i])?;
+                }
+                out.write_all(b", \"values\": {")?;
+                for (j, key) in keys.iter().enumerate() {
+                    if j > 0 {
+                        out.write_all(b", ")?;
+                    }
+                    write!(out, "{key}: ")?;
+                    write_json_number(out, table.data[i * d + j])?;
+                }
+                out.write_all(b"}}")?;
+            }
+            out.write_all(if order.is_empty() { b"]\n" } else { b"\n]\n" })
+        }
+    }
+}
+
+/// Parses `--hypervolume REF`.
+fn parse_reference(text: &str, d: usize) -> Result<Vec<f64>, CliError> {
+    let values: Vec<f64> = text
+        .split(',')
+        .map(|t| {
+            let t = t.trim();
+            t.parse::<f64>()
+                .ok()
+                .filter(|x| !x.is_nan())
+                .ok_or_else(|| CliError::io(format!("--hypervolume: `{t}` is not a number")))
+        })
+        .collect::<Result<_, _>>()?;
+    if values.len() != d {
+        return Err(CliError::io(format!(
+            "--hypervolume: {} values for {d} objectives; give one per --objective, comma-separated",
+            values.len()
+        )));
+    }
+    Ok(values)
+}
+
+pub(crate) fn run(args: &Args) -> CliResult {
+    let columns: Vec<String> = args.objectives.iter().map(|o| o.name.clone()).collect();
+    let directions: Vec<Direction> = args.objectives.iter().map(|o| o.direction).collect();
+    let d = columns.len();
+    let reference = args
+        .hypervolume
+        .as_deref()
+        .map(|r| parse_reference(r, d))
+        .transpose()?;
+
+    let t_load = Instant::now();
+    let table = read_numeric_columns(&args.input, &columns).map_err(|e| input_error(&e))?;
+    let load_ms = millis(t_load);
+    let kernel = |e: ScoreError| kernel_error(&e, &columns);
+
+    if let Some(reference) = reference {
+        let t = Instant::now();
+        let hv = front::hypervolume(&table.data, d, &directions, &reference).map_err(kernel)?;
+        let kernel_ms = millis(t);
+        if args.stats {
+            let on_front = front::nondominated(&table.data, d, &directions)
+                .map_err(kernel)?
+                .len();
+            note(&format!(
+                "rows={} front={on_front} load_ms={load_ms:.3} kernel_ms={kernel_ms:.3}",
+                table.rows
+            ));
+        }
+        return write_stdout(|out| match args.format {
+            Format::Table => writeln!(out, "{}", exact(hv)),
+            Format::Csv => write_csv(
+                out,
+                &["hypervolume".to_owned()],
+                std::iter::once(vec![exact(hv)]),
+            ),
+            Format::Json => {
+                out.write_all(b"{\"hypervolume\": ")?;
+                write_json_number(out, hv)?;
+                out.write_all(b", \"reference\": {")?;
+                for (j, (c, r)) in columns.iter().zip(&reference).enumerate() {
+                    if j > 0 {
+                        out.write_all(b", ")?;
+                    }
+                    write!(out, "{}: ", json_string(c))?;
+                    write_json_number(out, *r)?;
+                }
+                writeln!(out, "}}, \"rows\": {}}}", table.rows)
+            }
+        });
+    }
+
+    if args.ranks {
+        let t = Instant::now();
+        let ranks = front::nondominated_ranks(&table.data, d, &directions).map_err(kernel)?;
+        let kernel_ms = millis(t);
+        if args.stats {
+            let on_front = ranks.iter().filter(|&&r| r == 0).count();
+            note(&format!(
+                "rows={} front={on_front} load_ms={load_ms:.3} kernel_ms={kernel_ms:.3}",
+                table.rows
+            ));
+        }
+        let order: Vec<usize> = (0..table.rows).collect();
+        return write_stdout(|out| write_rows(out, args.format, &table, &order, Some(&ranks)));
+    }
+
+    let t = Instant::now();
+    let order = front::pareto_front_sorted(&table.data, d, &directions).map_err(kernel)?;
+    let kernel_ms = millis(t);
+    if args.stats {
+        note(&format!(
+            "rows={} front={} load_ms={load_ms:.3} kernel_ms={kernel_ms:.3}",
+            table.rows,
+            order.len()
+        ));
+    }
+    write_stdout(|out| write_rows(out, args.format, &table, &order, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objectives_parse() {
+        assert_eq!(
+            parse_objective("tok_s:max"),
+            Ok(ObjectiveArg {
+                name: "tok_s".into(),
+                direction: Direction::Maximize
+            })
+        );
+        assert_eq!(
+            parse_objective("a:b:MIN").map(|o| (o.name, o.direction)),
+            Ok(("a:b".into(), Direction::Minimize))
+        );
+        assert!(parse_objective("x").is_err());
+        assert!(parse_objective("x:up").is_err());
+        assert!(parse_objective(":max").is_err());
+    }
+
+    #[test]
+    fn references_parse() {
+        assert_eq!(parse_reference("0, -1.5", 2).unwrap(), [0.0, -1.5]);
+        assert_eq!(parse_reference("-inf", 1).unwrap(), [f64::NEG_INFINITY]);
+        assert_eq!(parse_reference("1,2", 3).unwrap_err().code, 2);
+        assert_eq!(parse_reference("nan", 1).unwrap_err().code, 2);
+    }
+
+    #[test]
+    fn exact_numbers() {
+        assert_eq!(exact(1.0), "1.0");
+        assert_eq!(exact(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(exact(1e300), "1e300");
+        assert_eq!(exact(f64::NEG_INFINITY), "-inf");
+    }
+
+    #[test]
+    fn tables_align() {
+        let mut out = Vec::new();
+        write_table(
+            &mut out,
+            &["index".into(), "name".into(), "x".into()],
+            &[true, false, true],
+            &[
+                vec!["0".into(), "a".into(), "1.5".into()],
+                vec!["12".into(), "long".into(), "-inf".into()],
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "index  name     x\n    0  a      1.5\n   12  long  -inf\n"
+        );
+    }
 }

@@ -1,11 +1,343 @@
-//! `sweeper score`.
+//! `sweeper score`: score evaluated reports against a config's goal and print the ranking
+//! (scalar goal) or the Pareto front (pareto goal).
 
-use super::{CliError, CliResult};
+use super::front::{exact, input_error, note, write_csv, write_stdout, write_table};
+use super::{CliError, CliResult, Format};
+use serde_json::{Map, Value};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use sweeper_cli::input::read_reports;
+use sweeper_goal::{ConfigError, Objective, UsedGpus};
+use sweeper_score::{
+    Candidate, KNOWN_METRICS, USED_GPUS, is_feasible, make_candidate, pareto_front, rank,
+};
+
+const AFTER_HELP: &str = "\
+REPORTS holds one evaluated candidate per row, in one of three formats (read from the content):
+  JSON Lines   {\"config\": {\"tp\": 4, \"used_gpus\": 4}, \"report\": {\"output_throughput_tok_s\": 286.3, ...}}
+  JSON array   [{\"config\": {...}, \"report\": {...}}, ...]
+  CSV          a header row; columns named after report metrics (output_throughput_tok_s,
+               mean_output_token_throughput_per_user, mean_e2e_latency_ms,
+               goodput_output_throughput_tok_s, gpu_hours, duration_ms, mean_ttft_ms,
+               mean_itl_ms) form the report, every other column is config; `#` lines are
+               comments and an empty cell is a missing key.
+Rows are numbered from 0 (`index`). A row's GPU count is its config's `used_gpus`; when it
+has none and the config's search_space declares `used_gpus` (a product of parameters or a
+fixed count), that is applied; otherwise 0. Rows over search_space.gpu_budget are dropped
+and counted on stderr.
+
+Scalar goal: the ranking, best score first (ties: fewer GPUs, then input order); the score
+is the goal's value signed so that higher is better (e2e_latency is negated).
+Pareto goal: the non-dominated rows, sorted by the last objective ascending (the x-axis).
+
+Examples:
+  # Rank a serving sweep by tok/s/gpu under the config's GPU budget
+  sweeper score --config sweep.yaml results.csv --show tp,conc --top 10
+
+  # The tok/s/gpu vs tok/s/user front of the same rows, as JSON
+  sweeper score --config pareto.yaml results.csv --format json
+
+Exit status: 0 ok; 1 invalid config, bad input (the message names the row and column) or
+no feasible candidate; 2 usage or I/O error.";
 
 /// Arguments of `sweeper score`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+#[command(after_help = AFTER_HELP)]
+pub(crate) struct Args {
+    /// The sweep config (YAML or JSON): its goal and `search_space.gpu_budget` apply.
+    #[arg(short, long, value_name = "CONFIG")]
+    config: PathBuf,
+    /// The evaluated candidates: JSON Lines, a JSON array, or CSV (see below).
+    reports: PathBuf,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Print only the best N of a ranking (scalar goals).
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
+    /// Config keys shown as table columns, comma-separated (default: every key).
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    show: Vec<String>,
+}
 
-pub(crate) fn run(_args: &Args) -> CliResult {
-    Err(CliError::io("`sweeper score` is not built yet"))
+pub(crate) fn run(args: &Args) -> CliResult {
+    let cfg = sweeper_goal::from_path(&args.config).map_err(|e| match e {
+        ConfigError::Io { .. } => CliError::io(e.to_string()),
+        _ => CliError::invalid(format!("{}: invalid config: {e}", args.config.display())),
+    })?;
+    let goal = &cfg.goal;
+    let pareto = goal.is_pareto();
+    if pareto && args.top.is_some() {
+        return Err(CliError::io(
+            "--top applies to rankings; a pareto goal prints its whole front",
+        ));
+    }
+    let objectives = goal.objectives();
+    let budget = cfg.search_space.gpu_budget as f64;
+    let rows = read_reports(&args.reports).map_err(|e| input_error(&e))?;
+    let total = rows.len();
+    let mut feasible = Vec::with_capacity(total);
+    for row in rows {
+        let mut config = row.config;
+        fill_used_gpus(&mut config, cfg.search_space.used_gpus.as_ref());
+        let c = make_candidate(row.place.row, config, &row.report, objectives, pareto);
+        if is_feasible(c.used_gpus, budget) {
+            feasible.push(c);
+        }
+    }
+    let dropped = total - feasible.len();
+    let described: Vec<String> = objectives
+        .iter()
+        .map(|o| format!("{} {}, {}", o.direction(), o.name(), o.unit()))
+        .collect();
+    note(&format!(
+        "goal: {} ({}); {total} candidates, {} feasible, {dropped} over the GPU budget of {} (dropped)",
+        goal.target().name(),
+        described.join("; "),
+        feasible.len(),
+        cfg.search_space.gpu_budget
+    ));
+    if feasible.is_empty() {
+        return Err(CliError::invalid(format!(
+            "no feasible candidate: all {total} use more than {} GPUs",
+            cfg.search_space.gpu_budget
+        )));
+    }
+    let shown = if pareto {
+        let front =
+            pareto_front(&feasible, objectives).map_err(|e| CliError::invalid(e.to_string()))?;
+        note(&format!(
+            "front: {} of {} feasible candidates",
+            front.len(),
+            feasible.len()
+        ));
+        front
+    } else {
+        let mut ranked = rank(feasible);
+        if let Some(n) = args.top {
+            ranked.truncate(n);
+        }
+        ranked
+    };
+    write_stdout(|out| match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &shown).map_err(io::Error::other)?;
+            writeln!(out)
+        }
+        Format::Csv => write_candidates_csv(out, &shown, objectives, pareto),
+        Format::Table => write_candidates_table(out, &shown, objectives, pareto, &args.show),
+    })
+}
+
+/// Applies the search space's GPU-count rule to a row whose config has no `used_gpus`:
+/// a fixed count, or the product of integer parameters when the row has all of them.
+fn fill_used_gpus(config: &mut Map<String, Value>, rule: Option<&UsedGpus>) {
+    if config.contains_key(USED_GPUS) {
+        return;
+    }
+    let count = match rule {
+        Some(UsedGpus::Fixed(n)) => Some(*n),
+        Some(UsedGpus::Product(names)) => names.iter().try_fold(1_u64, |acc, name| {
+            config
+                .get(name)
+                .and_then(Value::as_u64)
+                .and_then(|v| acc.checked_mul(v))
+        }),
+        None => None,
+    };
+    if let Some(n) = count {
+        config.insert(USED_GPUS.to_owned(), Value::from(n));
+    }
+}
+
+/// A number for people: integers as integers, else about six significant digits.
+fn human(x: f64) -> String {
+    if !x.is_finite() {
+        return exact(x);
+    }
+    if x == x.trunc() && x.abs() < 1e15 {
+        return format!("{x:.0}");
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if !(-3..6).contains(&magnitude) {
+        return format!("{x:.4e}");
+    }
+    let decimals = (5 - magnitude).clamp(0, 6) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// A config value as a table cell.
+fn cell(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) if n.is_f64() => n.as_f64().map(human).unwrap_or_default(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The config keys of the candidates, sorted, without `used_gpus` (its own column) and
+/// without keys that collide with `taken` column names.
+fn config_keys(candidates: &[Candidate], taken: &[String]) -> Vec<String> {
+    let mut keys: Vec<String> = candidates
+        .iter()
+        .flat_map(|c| c.config.keys())
+        .filter(|k| *k != USED_GPUS && !taken.contains(k))
+        .cloned()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+fn objective_header(o: Objective) -> String {
+    format!("{} ({})", o.name(), o.unit())
+}
+
+fn write_candidates_table(
+    out: &mut dyn Write,
+    candidates: &[Candidate],
+    objectives: &[Objective],
+    pareto: bool,
+    show: &[String],
+) -> io::Result<()> {
+    let mut headers: Vec<String> = Vec::new();
+    if !pareto {
+        headers.push("rank".into());
+    }
+    headers.push("index".into());
+    headers.push("used_gpus".into());
+    let value_columns: Vec<Objective> = if pareto {
+        objectives.to_vec()
+    } else {
+        objectives.first().copied().into_iter().collect()
+    };
+    headers.extend(value_columns.iter().map(|&o| objective_header(o)));
+    let keys = if show.is_empty() {
+        config_keys(candidates, &headers)
+    } else {
+        show.to_vec()
+    };
+    let mut right = vec![true; headers.len()];
+    for key in &keys {
+        right.push(
+            candidates
+                .iter()
+                .all(|c| matches!(c.config.get(key), None | Some(Value::Number(_)))),
+        );
+    }
+    headers.extend(keys.iter().cloned());
+    let rows: Vec<Vec<String>> = candidates
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let mut row = Vec::with_capacity(headers.len());
+            if !pareto {
+                row.push((k + 1).to_string());
+            }
+            row.push(c.index.to_string());
+            row.push(human(c.used_gpus));
+            for &o in &value_columns {
+                // A scalar goal's raw value is its score unsigned (e2e_latency is negated).
+                let v = c
+                    .objective(o)
+                    .unwrap_or_else(|| o.direction().sign() * c.score);
+                row.push(human(v));
+            }
+            row.extend(keys.iter().map(|key| cell(c.config.get(key))));
+            row
+        })
+        .collect();
+    write_table(out, &headers, &right, &rows)
+}
+
+fn write_candidates_csv(
+    out: &mut dyn Write,
+    candidates: &[Candidate],
+    objectives: &[Objective],
+    pareto: bool,
+) -> io::Result<()> {
+    let mut headers: Vec<String> = Vec::new();
+    if !pareto {
+        headers.push("rank".into());
+    }
+    headers.extend(["index", "used_gpus", "score"].map(String::from));
+    if pareto {
+        headers.extend(objectives.iter().map(|o| o.name().to_owned()));
+    }
+    let metrics: Vec<&str> = KNOWN_METRICS
+        .into_iter()
+        .filter(|m| candidates.iter().any(|c| c.metrics.contains_key(*m)))
+        .collect();
+    headers.extend(metrics.iter().map(|m| (*m).to_owned()));
+    let keys = config_keys(candidates, &headers);
+    headers.extend(keys.iter().cloned());
+    let rows = candidates.iter().enumerate().map(|(k, c)| {
+        let mut row = Vec::with_capacity(headers.len());
+        if !pareto {
+            row.push((k + 1).to_string());
+        }
+        row.push(c.index.to_string());
+        row.push(exact(c.used_gpus));
+        row.push(exact(c.score));
+        if pareto {
+            for &o in objectives {
+                row.push(c.objective(o).map(exact).unwrap_or_default());
+            }
+        }
+        for m in &metrics {
+            row.push(c.metrics.get(*m).copied().map(exact).unwrap_or_default());
+        }
+        for key in &keys {
+            row.push(match c.config.get(key) {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+            });
+        }
+        row
+    });
+    write_csv(out, &headers, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn human_numbers() {
+        assert_eq!(human(4.0), "4");
+        assert_eq!(human(114.156_504_467_022_77), "114.157");
+        assert_eq!(human(13.817_807_151_061_661), "13.8178");
+        assert_eq!(human(0.016_716_895_690_055_1), "0.016717");
+        assert_eq!(human(1_767_922.259_503), "1.7679e6");
+        assert_eq!(human(0.000_01), "1.0000e-5");
+        assert_eq!(human(f64::NEG_INFINITY), "-inf");
+    }
+
+    #[test]
+    fn used_gpus_rule_fills_only_missing_counts() {
+        let product = UsedGpus::Product(vec!["tp".into(), "replicas".into()]);
+        let mut c = json!({"tp": 4, "replicas": 2})
+            .as_object()
+            .cloned()
+            .unwrap();
+        fill_used_gpus(&mut c, Some(&product));
+        assert_eq!(c["used_gpus"], json!(8));
+        let mut c = json!({"tp": 4, "used_gpus": 1})
+            .as_object()
+            .cloned()
+            .unwrap();
+        fill_used_gpus(&mut c, Some(&product));
+        assert_eq!(c["used_gpus"], json!(1));
+        let mut c = json!({"tp": 4}).as_object().cloned().unwrap();
+        fill_used_gpus(&mut c, Some(&product));
+        assert!(!c.contains_key("used_gpus"));
+        fill_used_gpus(&mut c, Some(&UsedGpus::Fixed(8)));
+        assert_eq!(c["used_gpus"], json!(8));
+        let mut c = Map::new();
+        fill_used_gpus(&mut c, None);
+        assert!(c.is_empty());
+    }
 }

@@ -1,11 +1,254 @@
-//! `sweeper validate`.
+//! `sweeper validate CONFIG`: check a sweep config and print what it resolves to.
+//!
+//! Exit 0 and the resolved goal on stdout when the config is valid; exit 1 with the error on
+//! stderr (nothing on stdout) when it is not; exit 2 when the file cannot be read.
 
-use super::{CliError, CliResult};
+use super::{CliError, CliResult, Format, print_stdout};
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use sweeper_goal::{
+    ConfigError, EvaluatorKind, Load, ParameterSpec, SweepConfig, UsedGpus, Workload,
+};
 
 /// Arguments of `sweeper validate`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    /// The sweep config (YAML or JSON).
+    config: PathBuf,
+    /// Output format of the resolved config.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
 
-pub(crate) fn run(_args: &Args) -> CliResult {
-    Err(CliError::io("`sweeper validate` is not built yet"))
+pub(crate) fn run(args: &Args) -> CliResult {
+    let cfg = sweeper_goal::from_path_all(&args.config).map_err(|errors| {
+        let file = args.config.display();
+        match errors.as_slice() {
+            [e @ ConfigError::Io { .. }] => CliError::io(e.to_string()),
+            [e] => CliError::invalid(format!("{file}: invalid config: {e}")),
+            _ => {
+                let mut message = format!("{file}: invalid config, {} errors:", errors.len());
+                for e in &errors {
+                    let _ = write!(message, "\n  {e}");
+                }
+                CliError::invalid(message)
+            }
+        }
+    })?;
+    let out = match args.format {
+        Format::Json => {
+            let mut text = serde_json::to_string_pretty(&summary_json(&args.config, &cfg))
+                .map_err(|e| CliError::io(format!("cannot encode JSON: {e}")))?;
+            text.push('\n');
+            text
+        }
+        Format::Table => table(&args.config, &cfg),
+        Format::Csv => csv(&args.config, &cfg),
+    };
+    print_stdout(&out)
+}
+
+fn load_json(w: Option<&Workload>) -> Value {
+    match w {
+        None => Value::Null,
+        Some(Workload::Trace {
+            replay_concurrency, ..
+        }) => json!({"kind": "trace", "concurrency": replay_concurrency}),
+        Some(Workload::Synthetic { load, .. }) => match load {
+            Load::RequestRate(r) => json!({"kind": "request_rate", "request_rate": r}),
+            Load::Concurrency(c) => json!({"kind": "concurrency", "concurrency": c}),
+            Load::KvLoadRatio(r) => json!({"kind": "kv_load_ratio", "kv_load_ratio": r}),
+            Load::KvLoadRange { min, max } => {
+                json!({"kind": "kv_load_range", "min": min, "max": max})
+            }
+        },
+    }
+}
+
+fn summary_json(path: &std::path::Path, cfg: &SweepConfig) -> Value {
+    let goal = &cfg.goal;
+    let objectives: Vec<Value> = goal
+        .objectives()
+        .iter()
+        .map(|o| json!({"name": o.name(), "direction": o.direction().as_str(), "unit": o.unit()}))
+        .collect();
+    let metrics: Vec<Value> = goal
+        .sampler_metrics()
+        .iter()
+        .map(|m| json!({"name": m.name, "direction": m.direction.as_str()}))
+        .collect();
+    json!({
+        "valid": true,
+        "config": path.display().to_string(),
+        "target": goal.target().name(),
+        "pareto": goal.is_pareto(),
+        "objectives": objectives,
+        "sampler_metrics": metrics,
+        "sla": goal.sla().map(sweeper_goal::Sla::to_json_value),
+        "workload": cfg.workload.as_ref().map(Workload::to_json_value),
+        "load": load_json(cfg.workload.as_ref()),
+        "gpu_budget": cfg.search_space.gpu_budget,
+        "resolved": cfg.to_json_value(),
+    })
+}
+
+/// `(key, value)` lines of the human summary.
+fn rows(cfg: &SweepConfig) -> Vec<(&'static str, String)> {
+    let goal = &cfg.goal;
+    let mut rows = vec![("target", goal.target().name().to_owned())];
+    let objectives: Vec<String> = goal
+        .objectives()
+        .iter()
+        .map(|o| format!("{} ({}, {})", o.name(), o.direction(), o.unit()))
+        .collect();
+    rows.push(("objectives", objectives.join(", ")));
+    let metrics: Vec<String> = goal
+        .sampler_metrics()
+        .iter()
+        .map(|m| format!("{} ({})", m.name, m.direction))
+        .collect();
+    rows.push(("sampler metrics", metrics.join(", ")));
+    let sla = match goal.sla() {
+        None => "none".to_owned(),
+        Some(s) => {
+            let parts: Vec<String> = [
+                ("ttft_ms", s.ttft_ms),
+                ("itl_ms", s.itl_ms),
+                ("e2e_ms", s.e2e_ms),
+            ]
+            .iter()
+            .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
+            .collect();
+            if parts.is_empty() {
+                "empty".to_owned()
+            } else {
+                parts.join(" ")
+            }
+        }
+    };
+    rows.push(("sla", sla));
+    let (workload, load) = match &cfg.workload {
+        None => ("none".to_owned(), "none".to_owned()),
+        Some(Workload::Trace {
+            trace_path,
+            replay_concurrency,
+        }) => (
+            format!("trace {}", trace_path.display()),
+            replay_concurrency.map_or_else(
+                || "as recorded".to_owned(),
+                |c| format!("replay_concurrency {c} (fixed)"),
+            ),
+        ),
+        Some(Workload::Synthetic {
+            isl,
+            osl,
+            num_request_ratio,
+            load,
+        }) => (
+            format!("synthetic isl={isl} osl={osl} num_request_ratio={num_request_ratio}"),
+            match load {
+                Load::RequestRate(r) => format!("request_rate {r}/s (open loop)"),
+                Load::Concurrency(c) => format!("concurrency {c} (fixed)"),
+                Load::KvLoadRatio(r) => {
+                    format!("kv_load_ratio {r} (of each candidate's KV capacity)")
+                }
+                Load::KvLoadRange { min, max } => {
+                    format!("kv_load_ratio [{min}, {max}] (searched)")
+                }
+            },
+        ),
+    };
+    rows.push(("workload", workload));
+    rows.push(("load", load));
+    let space = &cfg.search_space;
+    rows.push(("gpu_budget", space.gpu_budget.to_string()));
+    rows.push((
+        "used_gpus",
+        match &space.used_gpus {
+            None => "from the report".to_owned(),
+            Some(UsedGpus::Fixed(n)) => n.to_string(),
+            Some(UsedGpus::Product(names)) => names.join(" x "),
+        },
+    ));
+    for (name, spec) in &space.parameters {
+        let text = match spec {
+            ParameterSpec::Values { values, log } => format!(
+                "values [{}]{}",
+                values
+                    .iter()
+                    .map(f64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if *log { " log" } else { "" }
+            ),
+            ParameterSpec::Int { lo, hi, log } => {
+                format!("int [{lo}, {hi}]{}", if *log { " log" } else { "" })
+            }
+            ParameterSpec::Float { lo, hi, log } => {
+                format!("float [{lo}, {hi}]{}", if *log { " log" } else { "" })
+            }
+            ParameterSpec::Choices(c) => format!("choices [{}]", c.join(", ")),
+        };
+        let text = if spec.is_constant() {
+            format!("{text} (constant)")
+        } else {
+            text
+        };
+        rows.push(("parameter", format!("{name}: {text}")));
+    }
+    rows.push((
+        "evaluator",
+        match cfg.evaluator.as_ref().map(|e| &e.kind) {
+            None => "none".to_owned(),
+            Some(EvaluatorKind::Command { argv, persistent }) => format!(
+                "command {}{}",
+                argv.join(" "),
+                if *persistent { " (persistent)" } else { "" }
+            ),
+            Some(EvaluatorKind::Builtin(v)) => format!("builtin {v}"),
+        },
+    ));
+    let s = &cfg.sweep;
+    rows.push((
+        "sweep",
+        format!(
+            "max_rounds={} candidates_per_round={} parallel_evals={} max_eval_seconds={} max_trials={} seed={} algorithm={}",
+            s.max_rounds,
+            s.candidates_per_round,
+            s.parallel_evals,
+            s.max_eval_seconds,
+            s.max_trials.map_or_else(|| "none".to_owned(), |t| t.to_string()),
+            s.seed,
+            s.algorithm
+        ),
+    ));
+    rows
+}
+
+fn table(path: &std::path::Path, cfg: &SweepConfig) -> String {
+    let rows = rows(cfg);
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let mut out = format!("valid: {}\n", path.display());
+    for (k, v) in rows {
+        let _ = writeln!(out, "  {k:<width$}  {v}");
+    }
+    out
+}
+
+fn csv(path: &std::path::Path, cfg: &SweepConfig) -> String {
+    let quote = |s: &str| {
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_owned()
+        }
+    };
+    let mut out = String::from("key,value\n");
+    let _ = writeln!(out, "valid,true");
+    let _ = writeln!(out, "config,{}", quote(&path.display().to_string()));
+    for (k, v) in rows(cfg) {
+        let _ = writeln!(out, "{k},{}", quote(&v));
+    }
+    out
 }

@@ -51,3 +51,13 @@ pub trait Evaluator: Send + Sync {
     /// `Failed` with a reason instead.
     fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome;
 }
+
+mod command;
+mod persistent;
+mod process;
+mod report;
+
+pub use command::{
+    CommandEvaluator, CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, EvaluatorError,
+};
+pub use report::parse_report;

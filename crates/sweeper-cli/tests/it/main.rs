@@ -1,4 +1,8 @@
-//! Integration tests of the sweeper-cli crate, one binary.
+//! The integration tests of `sweeper-cli`: one binary, one module per area.
 
-mod run;
+mod builtin;
 mod cli_run;
+mod evaluator;
+mod plot;
+mod run;
+mod validate;

@@ -1,1 +1,382 @@
 //! Pareto-front kernels over row-major `n × d` matrices of `f64`.
+//!
+//! Every function takes the data row-major (`data.len() == n * d`, `d >= 1`) and one
+//! [`Direction`] per column. A NaN anywhere is [`ScoreError::NanValue`]; shape problems are
+//! [`ScoreError::Shape`]. `±inf` are ordinary values and `-0.0 == 0.0`.
+//!
+//! Dominance: row `a` dominates row `b` iff `a` is at least as good in every column (each in
+//! its own direction) and strictly better in at least one. Equal rows do not dominate each
+//! other, so every copy of a duplicate front row is kept.
+
+mod brute;
+mod hv;
+mod kd;
+mod prune;
+mod ranks;
+mod sweep;
+
+use sweeper_goal::Direction;
+
+use crate::ScoreError;
+
+/// A validated matrix turned to "maximize every column" (minimized columns negated,
+/// `-0.0` canonicalised to `0.0`), row-major.
+#[derive(Debug, Clone)]
+pub(crate) struct Canon {
+    /// Row-major values, `n * d` of them.
+    pub(crate) v: Vec<f64>,
+    /// Rows.
+    pub(crate) n: usize,
+    /// Columns.
+    pub(crate) d: usize,
+}
+
+impl Canon {
+    /// Row `i`.
+    pub(crate) fn row(&self, i: usize) -> &[f64] {
+        &self.v[i * self.d..(i + 1) * self.d]
+    }
+}
+
+/// Checks the shape of `data` against `d` and `directions`; returns the row count.
+pub(crate) fn check_shape(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<usize, ScoreError> {
+    if d == 0 {
+        return Err(ScoreError::Shape {
+            detail: "the dimension d must be at least 1".to_owned(),
+        });
+    }
+    if directions.len() != d {
+        return Err(ScoreError::Shape {
+            detail: format!("{} directions for {d} columns", directions.len()),
+        });
+    }
+    if !data.len().is_multiple_of(d) {
+        return Err(ScoreError::Shape {
+            detail: format!("{} values do not split into rows of {d}", data.len()),
+        });
+    }
+    Ok(data.len() / d)
+}
+
+/// The first NaN in row-major order, as an error.
+fn find_nan(data: &[f64], d: usize, row_offset: usize) -> Result<(), ScoreError> {
+    match data.iter().position(|x| x.is_nan()) {
+        None => Ok(()),
+        Some(k) => Err(ScoreError::NanValue {
+            row: row_offset + k / d,
+            column: k % d,
+        }),
+    }
+}
+
+/// One column value turned to "maximize", with `-0.0` made `0.0`.
+#[inline]
+pub(crate) fn canon_value(x: f64, dir: Direction) -> f64 {
+    match dir {
+        Direction::Maximize => x + 0.0,
+        Direction::Minimize => -x + 0.0,
+    }
+}
+
+/// Validates and converts to the canonical maximized layout.
+pub(crate) fn canonicalise(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Canon, ScoreError> {
+    let n = check_shape(data, d, directions)?;
+    find_nan(data, d, 0)?;
+    let v = data
+        .chunks_exact(d)
+        .flat_map(|row| {
+            row.iter()
+                .zip(directions)
+                .map(|(&x, &dir)| canon_value(x, dir))
+        })
+        .collect();
+    Ok(Canon { v, n, d })
+}
+
+/// Inputs of at least this many rows take the rayon path.
+pub(crate) const PARALLEL_MIN_ROWS: usize = 1 << 16;
+/// Inputs of fewer rows skip the pruning pass.
+const PRUNE_MIN_ROWS: usize = 64;
+/// Below this many rows the d >= 4 kernel filters a sorted list instead of building a tree.
+const TREE_MIN_ROWS: usize = 256;
+
+/// The exact front of canonical rows, a flag per row.
+pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool) -> Vec<bool> {
+    let flat = pts.as_flattened();
+    match D {
+        2 => sweep::front2(flat.as_chunks::<2>().0, par),
+        3 => sweep::front3(flat.as_chunks::<3>().0, par),
+        _ if pts.len() < TREE_MIN_ROWS => kd::front_sfs_dyn(flat, D),
+        _ => kd::front_tree(pts, par),
+    }
+}
+
+/// The exact front of a flat canonical buffer of any d, a flag per row (one thread).
+pub(crate) fn exact_dyn(v: &[f64], d: usize) -> Vec<bool> {
+    fn go<const D: usize>(v: &[f64]) -> Vec<bool> {
+        exact::<D>(v.as_chunks::<D>().0, false)
+    }
+    match d {
+        1 => {
+            let mut keep = vec![false; v.len()];
+            for i in sweep::front1(v) {
+                keep[i] = true;
+            }
+            keep
+        }
+        2 => go::<2>(v),
+        3 => go::<3>(v),
+        4 => go::<4>(v),
+        5 => go::<5>(v),
+        6 => go::<6>(v),
+        7 => go::<7>(v),
+        8 => go::<8>(v),
+        _ => kd::front_sfs_dyn(v, d),
+    }
+}
+
+/// Indices of the set flags.
+fn flagged(keep: &[bool]) -> Vec<usize> {
+    keep.iter()
+        .enumerate()
+        .filter(|(_, k)| **k)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The front of raw `data` with D columns: prune, then the exact kernel on the survivors.
+fn run<const D: usize>(
+    data: &[f64],
+    directions: &[Direction],
+    par: bool,
+) -> Result<Vec<usize>, ScoreError> {
+    let n = data.len() / D;
+    if n < PRUNE_MIN_ROWS || u32::try_from(n).is_err() {
+        let c = canonicalise(data, D, directions)?;
+        return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par)));
+    }
+    let sign: [f64; D] = std::array::from_fn(|j| directions[j].sign());
+    match prune::pass::<D>(data, &sign, par) {
+        prune::Pass::Nan => {
+            find_nan(data, D, 0)?;
+            unreachable!("the pass saw a NaN that the scan did not")
+        }
+        prune::Pass::Survivors(ids, vals) => {
+            let keep = exact::<D>(&vals, par);
+            Ok(ids
+                .iter()
+                .zip(keep)
+                .filter(|(_, k)| *k)
+                .map(|(&i, _)| i as usize)
+                .collect())
+        }
+    }
+}
+
+/// The front with an explicit parallel threshold.
+fn front_impl(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+    min_parallel_rows: usize,
+) -> Result<Vec<usize>, ScoreError> {
+    let n = check_shape(data, d, directions)?;
+    let par = n >= min_parallel_rows;
+    match d {
+        2 => run::<2>(data, directions, par),
+        3 => run::<3>(data, directions, par),
+        4 => run::<4>(data, directions, par),
+        5 => run::<5>(data, directions, par),
+        6 => run::<6>(data, directions, par),
+        7 => run::<7>(data, directions, par),
+        8 => run::<8>(data, directions, par),
+        _ => {
+            let c = canonicalise(data, d, directions)?;
+            Ok(flagged(&exact_dyn(&c.v, d)))
+        }
+    }
+}
+
+/// Whether row `a` dominates row `b`: at least as good in every column, each in its own
+/// direction, and strictly better in one. Rows of different lengths are compared over the
+/// common prefix of `a`, `b` and `directions`; a NaN compares as neither better nor worse,
+/// so a row holding one dominates nothing it differs from there.
+pub fn dominates(a: &[f64], b: &[f64], directions: &[Direction]) -> bool {
+    let mut strictly = false;
+    for ((&x, &y), &dir) in a.iter().zip(b).zip(directions) {
+        let (x, y) = (canon_value(x, dir), canon_value(y, dir));
+        if x.is_nan() || y.is_nan() {
+            return false;
+        }
+        if x < y {
+            return false;
+        }
+        if x > y {
+            strictly = true;
+        }
+    }
+    strictly
+}
+
+/// Indices of the non-dominated rows, ascending; every copy of a duplicate front row is kept.
+///
+/// ```
+/// use sweeper_goal::Direction::{Maximize, Minimize};
+/// use sweeper_score::front::nondominated;
+///
+/// // (throughput, latency): row 1 is slower and has higher latency than row 0.
+/// let data = [10.0, 1.0, 9.0, 2.0, 12.0, 3.0, 10.0, 1.0];
+/// let front = nondominated(&data, 2, &[Maximize, Minimize]).unwrap();
+/// assert_eq!(front, vec![0, 2, 3]);
+/// ```
+pub fn nondominated(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Vec<usize>, ScoreError> {
+    front_impl(data, d, directions, PARALLEL_MIN_ROWS)
+}
+
+/// [`nondominated`] with an explicit parallel threshold: inputs of at least
+/// `min_parallel_rows` rows take the rayon path. Exposed so that tests can force the
+/// parallel path on small inputs; use [`nondominated`] otherwise.
+pub fn nondominated_with_threshold(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+    min_parallel_rows: usize,
+) -> Result<Vec<usize>, ScoreError> {
+    front_impl(data, d, directions, min_parallel_rows)
+}
+
+/// [`nondominated`] on one thread (no rayon at any size).
+pub fn nondominated_sequential(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Vec<usize>, ScoreError> {
+    front_impl(data, d, directions, usize::MAX)
+}
+
+/// [`nondominated`] by comparing every pair of rows, O(n² d): the oracle of the tests.
+pub fn nondominated_brute_force(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Vec<usize>, ScoreError> {
+    let c = canonicalise(data, d, directions)?;
+    Ok(brute::nondominated(&c))
+}
+
+/// The rows of [`nondominated`] sorted by the last column's raw value ascending, ties by
+/// row index (the order in which a 2-D front is drawn left to right).
+pub fn pareto_front_sorted(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Vec<usize>, ScoreError> {
+    let mut front = nondominated(data, d, directions)?;
+    // Stable sort on ascending indices: ties stay by row index. `-0.0` and `0.0` tie.
+    front.sort_by(|&i, &j| {
+        let (x, y) = (data[i * d + d - 1] + 0.0, data[j * d + d - 1] + 0.0);
+        x.total_cmp(&y)
+    });
+    Ok(front)
+}
+
+/// Per row its front number (non-dominated sorting): 0 for the non-dominated rows, 1 for
+/// the rows that are non-dominated once front 0 is removed, and so on.
+pub fn nondominated_ranks(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Vec<usize>, ScoreError> {
+    let c = canonicalise(data, d, directions)?;
+    Ok(ranks::ranks(&c))
+}
+
+/// Validates a reference point and turns it to the canonical layout.
+fn canon_reference(reference: &[f64], directions: &[Direction]) -> Result<Vec<f64>, ScoreError> {
+    if reference.len() != directions.len() {
+        return Err(ScoreError::Reference {
+            detail: format!(
+                "{} values for {} columns",
+                reference.len(),
+                directions.len()
+            ),
+        });
+    }
+    if let Some(j) = reference.iter().position(|x| x.is_nan()) {
+        return Err(ScoreError::Reference {
+            detail: format!("column {j} is NaN"),
+        });
+    }
+    Ok(reference
+        .iter()
+        .zip(directions)
+        .map(|(&x, &dir)| canon_value(x, dir))
+        .collect())
+}
+
+/// The dominated hypervolume: the measure of the union of the boxes spanned by each row and
+/// `reference`, in raw units. Rows not strictly better than `reference` in every column
+/// contribute nothing. Exact; an infinite coordinate makes the volume infinite.
+pub fn hypervolume(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+    reference: &[f64],
+) -> Result<f64, ScoreError> {
+    let c = canonicalise(data, d, directions)?;
+    let r = canon_reference(reference, directions)?;
+    Ok(hv::hypervolume(&c.v, d, &r))
+}
+
+/// [`hypervolume`] by summing grid cells, O(n^(d+1)): the oracle of the tests.
+pub fn hypervolume_brute_force(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+    reference: &[f64],
+) -> Result<f64, ScoreError> {
+    let c = canonicalise(data, d, directions)?;
+    let r = canon_reference(reference, directions)?;
+    Ok(brute::hypervolume(&c, &r))
+}
+
+/// [`nondominated_ranks`] by peeling fronts with the O(n²) test: the oracle of the tests.
+pub fn nondominated_ranks_brute_force(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Vec<usize>, ScoreError> {
+    let c = canonicalise(data, d, directions)?;
+    Ok(brute::ranks(&c))
+}
+
+/// The front of the union of two row sets, typically two fronts (shards of one sweep):
+/// indices into the concatenation `[a rows..., b rows...]`, ascending. Correct for any two
+/// inputs; a NaN is reported with its row in that concatenation.
+pub fn merge_fronts(
+    a: &[f64],
+    b: &[f64],
+    d: usize,
+    directions: &[Direction],
+) -> Result<Vec<usize>, ScoreError> {
+    let na = check_shape(a, d, directions)?;
+    check_shape(b, d, directions)?;
+    find_nan(a, d, 0)?;
+    find_nan(b, d, na)?;
+    let mut all = Vec::with_capacity(a.len() + b.len());
+    all.extend_from_slice(a);
+    all.extend_from_slice(b);
+    nondominated(&all, d, directions)
+}

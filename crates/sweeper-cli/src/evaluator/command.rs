@@ -1,0 +1,319 @@
+//! External command evaluators: a program that reads a candidate as JSON on stdin and
+//! answers a report as JSON on stdout.
+//!
+//! The protocol is documented on [`CommandEvaluator`].
+
+use super::persistent::Workers;
+use super::process::{self, Event, MAX_STDOUT_BYTES, Proc, StdoutMode};
+use super::report::{Malformed, parse_answer};
+use super::{EvalOutcome, EvalRequest, Evaluator};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+/// The exit code by which a one-shot evaluator says "this configuration is not supported".
+pub const EXIT_UNSUPPORTED: i32 = 3;
+
+/// The exit code by which a one-shot evaluator says "this candidate is infeasible" (e.g. the
+/// KV cache holds less than one request at the candidate's workload).
+pub const EXIT_INFEASIBLE: i32 = 4;
+
+/// How long stderr may stay open after the evaluator exited and stdout closed (a process
+/// that left the group may hold it): the reason then quotes what was read by then.
+const STDERR_GRACE: Duration = Duration::from_secs(1);
+
+/// How an external evaluator is run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandSpec {
+    /// The program and its arguments, never passed through a shell.
+    pub argv: Vec<String>,
+    /// One long-lived process per worker (JSON Lines), instead of one process per candidate.
+    pub persistent: bool,
+    /// Variables added to (or overriding) sweeper's environment.
+    pub env: BTreeMap<String, String>,
+    /// The working directory, or sweeper's own when `None`.
+    pub cwd: Option<PathBuf>,
+    /// The limit for one candidate (`max_eval_seconds`).
+    pub timeout: Duration,
+    /// How many persistent workers at most (the run's `parallel_evals`); unused one-shot.
+    pub workers: usize,
+}
+
+impl CommandSpec {
+    /// A one-shot spec for `argv`: sweeper's environment and directory, a 600 s limit, one
+    /// worker.
+    pub fn new(argv: Vec<String>) -> CommandSpec {
+        CommandSpec {
+            argv,
+            persistent: false,
+            env: BTreeMap::new(),
+            cwd: None,
+            timeout: Duration::from_mins(10),
+            workers: 1,
+        }
+    }
+}
+
+/// A spec that cannot be run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EvaluatorError {
+    /// `argv` is empty, or its program is the empty string.
+    #[error("evaluator command is empty: give at least the program to run")]
+    EmptyCommand,
+    /// `workers` is 0 for a persistent evaluator.
+    #[error("a persistent evaluator needs at least one worker")]
+    NoWorkers,
+    /// `timeout` is zero.
+    #[error("evaluator timeout must be greater than zero")]
+    ZeroTimeout,
+}
+
+/// An [`Evaluator`] that runs an external command.
+///
+/// # Protocol
+///
+/// The candidate is the JSON object of [`EvalRequest`]. The answer is a **report**, one flat
+/// JSON object of metric name → number (see [`parse_report`](super::parse_report)), or a
+/// **status answer** `{"status": "unsupported" | "infeasible" | "failed", "reason": "..."}`.
+///
+/// - **One-shot** (`persistent: false`): one process per candidate. The candidate is written
+///   to stdin, which is then closed; the whole of stdout is the answer. The exit code speaks
+///   too: `0` the answer counts; [`EXIT_UNSUPPORTED`] (3) "this configuration is not
+///   supported"; [`EXIT_INFEASIBLE`] (4) "this candidate is infeasible" (the way an evaluator
+///   that converts a `kv_load_ratio` says the KV cache holds less than one request); any
+///   other code, or a signal, is a failed evaluation. For 3 and 4 the reason is the last
+///   non-empty stderr line; for a failure, the exit code or signal and the last (up to
+///   five) stderr lines, joined with ` | `.
+/// - **Persistent** (`persistent: true`): one long-lived process per worker, started on its
+///   worker's first candidate. Each candidate is one JSON line on stdin and gets one answer
+///   line on stdout, so a slow start-up (loading a performance database) is paid once per
+///   worker. A worker that exits or is killed while a candidate is out is restarted on its
+///   next candidate, and that candidate is failed (exit codes 3 and 4 still mean unsupported
+///   and infeasible). A worker whose answer is not even a JSON object is restarted too,
+///   since its lines may be out of step; stray lines printed between candidates are
+///   discarded. Persistent workers should answer unsupported and infeasible candidates with
+///   a status answer, which keeps them alive. Closing stdin asks a worker to exit. Worker
+///   indexes at or above `workers` share slots (modulo `workers`).
+///
+/// The limit (`max_eval_seconds`) covers one candidate from the moment it is sent; a
+/// persistent worker's first candidate includes its start-up. Over the limit, the whole
+/// process group is killed and the candidate is [`EvalOutcome::TimedOut`]. More than
+/// 16 MiB on stdout (for one candidate) is a failure.
+///
+/// Every evaluator runs in a process group of its own, with nothing passed through a shell:
+/// the environment is sweeper's plus `env`, the working directory `cwd` (relative paths in
+/// `argv` resolve against it). When a one-shot evaluator exits, whatever it left running in
+/// its process group is killed, so a stray background job can neither hold the sweep up nor
+/// outlive it. Because the group is not sweeper's, a Ctrl-C at the terminal reaches sweeper
+/// only: dropping the [`CommandEvaluator`] is what stops its persistent workers.
+///
+/// # Example
+///
+/// ```no_run
+/// use sweeper_cli::evaluator::{CommandEvaluator, CommandSpec, EvalOutcome, EvalRequest, Evaluator};
+///
+/// let spec = CommandSpec::new(vec!["python3".into(), "my_eval.py".into()]);
+/// let evaluator = CommandEvaluator::new(spec)?;
+/// let request = EvalRequest {
+///     id: 0,
+///     parameters: serde_json::Map::new(),
+///     used_gpus: None,
+///     concurrency: Some(64),
+///     kv_load_ratio: None,
+///     workload: serde_json::json!({"isl": 4000, "osl": 500, "num_request_ratio": 10}),
+///     sla: None,
+///     planner_target: Some("throughput".into()),
+/// };
+/// if let EvalOutcome::Report(report) = evaluator.evaluate(0, &request) {
+///     println!("{report:?}");
+/// }
+/// # Ok::<(), sweeper_cli::evaluator::EvaluatorError>(())
+/// ```
+pub struct CommandEvaluator {
+    spec: CommandSpec,
+    /// The persistent workers, `None` for a one-shot evaluator.
+    workers: Option<Workers>,
+}
+
+impl CommandEvaluator {
+    /// Checks `spec` (a non-empty command, a positive timeout, at least one worker when
+    /// persistent). Starts nothing: persistent workers start on their first candidate.
+    pub fn new(spec: CommandSpec) -> Result<CommandEvaluator, EvaluatorError> {
+        if spec.argv.first().is_none_or(String::is_empty) {
+            return Err(EvaluatorError::EmptyCommand);
+        }
+        if spec.timeout.is_zero() {
+            return Err(EvaluatorError::ZeroTimeout);
+        }
+        let workers = if spec.persistent {
+            if spec.workers == 0 {
+                return Err(EvaluatorError::NoWorkers);
+            }
+            Some(Workers::new(spec.workers))
+        } else {
+            None
+        };
+        Ok(CommandEvaluator { spec, workers })
+    }
+
+    /// The spec this evaluator runs.
+    pub fn spec(&self) -> &CommandSpec {
+        &self.spec
+    }
+}
+
+impl fmt::Debug for CommandEvaluator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommandEvaluator")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Evaluator for CommandEvaluator {
+    fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome {
+        let mut line = match serde_json::to_vec(request) {
+            Ok(bytes) => bytes,
+            Err(e) => return EvalOutcome::Failed(format!("cannot encode the candidate: {e}")),
+        };
+        line.push(b'\n');
+        match &self.workers {
+            Some(workers) => workers.evaluate(&self.spec, worker, line),
+            None => run_once(&self.spec, line),
+        }
+    }
+}
+
+impl Drop for CommandEvaluator {
+    fn drop(&mut self) {
+        if let Some(workers) = &mut self.workers {
+            workers.shut_down();
+        }
+    }
+}
+
+/// Runs one one-shot evaluation: spawn, write, collect, judge.
+fn run_once(spec: &CommandSpec, input: Vec<u8>) -> EvalOutcome {
+    let deadline = Instant::now() + spec.timeout;
+    let mut proc = match Proc::spawn(spec, StdoutMode::Whole) {
+        Ok(proc) => proc,
+        Err(e) => return EvalOutcome::Failed(start_failure(spec, &e)),
+    };
+    proc.send(input);
+    proc.close_stdin();
+
+    let mut exited = false;
+    let mut stdout = None;
+    let mut stderr_closed = false;
+    let mut stderr_deadline = deadline;
+    while !(exited && stdout.is_some() && stderr_closed) {
+        let wait_until = if exited && stdout.is_some() {
+            stderr_deadline
+        } else {
+            deadline
+        };
+        match proc
+            .events
+            .recv_timeout(wait_until.saturating_duration_since(Instant::now()))
+        {
+            Ok(Event::Exited) => {
+                exited = true;
+                // Whatever the evaluator left running in its group would hold the pipes
+                // open (and outlive the sweep): the evaluation is over, so end it.
+                proc.kill_group();
+                stderr_deadline = deadline.min(Instant::now() + STDERR_GRACE);
+            }
+            Ok(Event::StdoutAll(bytes)) => stdout = Some(Ok(bytes)),
+            Ok(Event::StdoutError(e)) => stdout = Some(Err(e)),
+            Ok(Event::StdoutTooLarge) => {
+                let _ = proc.finish();
+                return EvalOutcome::Failed(format!(
+                    "evaluator printed more than {} MiB on stdout",
+                    MAX_STDOUT_BYTES >> 20
+                ));
+            }
+            Ok(Event::StderrClosed) => stderr_closed = true,
+            // Line events only come in line mode; nothing else is sent.
+            Ok(Event::StdoutLine(_) | Event::StdoutClosed) => {}
+            Err(RecvTimeoutError::Timeout) if exited && stdout.is_some() => break,
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = proc.finish();
+                return EvalOutcome::TimedOut(timeout_reason(spec.timeout));
+            }
+            // Every thread is gone: nothing more can come.
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+
+    let status = proc.finish();
+    let tail = proc.stderr_tail();
+    let code = status.and_then(|s| s.code());
+    match code {
+        Some(0) => {}
+        Some(EXIT_UNSUPPORTED) => {
+            return EvalOutcome::Unsupported(proc.stderr_last_line().unwrap_or_else(|| {
+                format!("evaluator exited with code {EXIT_UNSUPPORTED} (unsupported) and no reason on stderr")
+            }));
+        }
+        Some(EXIT_INFEASIBLE) => {
+            return EvalOutcome::Infeasible(proc.stderr_last_line().unwrap_or_else(|| {
+                format!("evaluator exited with code {EXIT_INFEASIBLE} (infeasible) and no reason on stderr")
+            }));
+        }
+        _ => {
+            return EvalOutcome::Failed(with_tail(
+                format!("evaluator {}", process::describe_exit(status)),
+                tail,
+            ));
+        }
+    }
+    let bytes = match stdout {
+        Some(Ok(bytes)) => bytes,
+        Some(Err(e)) => return EvalOutcome::Failed(format!("cannot read evaluator output: {e}")),
+        None => {
+            return EvalOutcome::Failed(with_tail("evaluator output was lost".to_owned(), tail));
+        }
+    };
+    answer_outcome(&bytes, tail).0
+}
+
+/// Judges an answer: the outcome, and whether the answer was malformed (not even an object).
+pub(super) fn answer_outcome(bytes: &[u8], tail: Option<String>) -> (EvalOutcome, bool) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return (
+            EvalOutcome::Failed("evaluator output is not UTF-8".to_owned()),
+            true,
+        );
+    };
+    match parse_answer(text) {
+        Ok(outcome) => (outcome, false),
+        // The stderr tail often says why the report is missing or broken.
+        Err(Malformed(reason)) => (EvalOutcome::Failed(with_tail(reason, tail)), true),
+    }
+}
+
+/// `reason`, followed by the stderr tail when there is one.
+pub(super) fn with_tail(reason: String, tail: Option<String>) -> String {
+    match tail {
+        Some(tail) => format!("{reason}: {tail}"),
+        None => reason,
+    }
+}
+
+pub(super) fn timeout_reason(limit: Duration) -> String {
+    format!("evaluation ran over the {limit:?} limit (max_eval_seconds) and was killed")
+}
+
+pub(super) fn start_failure(spec: &CommandSpec, error: &std::io::Error) -> String {
+    let program = spec.argv.first().map_or("", String::as_str);
+    match &spec.cwd {
+        Some(dir) => format!(
+            "cannot start evaluator `{program}` in `{}`: {error}",
+            dir.display()
+        ),
+        None => format!("cannot start evaluator `{program}`: {error}"),
+    }
+}

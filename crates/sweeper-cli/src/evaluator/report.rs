@@ -1,0 +1,386 @@
+//! Reading what an external evaluator printed: a report (a flat JSON object of metric name →
+//! number) or a status answer (`{"status": "unsupported", "reason": "..."}`).
+//!
+//! Python's `json.dumps` writes the non-standard bare tokens `NaN`, `Infinity` and
+//! `-Infinity`, which strict JSON parsers (`serde_json` included) reject. They are accepted
+//! here so that the failure can name its metric: `NaN` is a failed report naming the key,
+//! `Infinity` and `-Infinity` are the legal values ±inf (an unbounded latency, say).
+
+use super::{EvalOutcome, RawReport};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::Value;
+use std::fmt;
+
+/// Marks a bare non-finite token rewritten into a JSON string before parsing. A NUL
+/// character cannot appear unescaped in JSON text, and an evaluator that printed the
+/// escaped string on purpose only changes which error message its bad report gets (any
+/// string value is an error), except for the `Infinity` forms, which it would then mean.
+const SENTINEL: char = '\u{0}';
+
+/// How much of an unparsable output is quoted in the failure reason.
+const QUOTE_CHARS: usize = 120;
+
+/// Parses a report: one flat JSON object of metric name → number, surrounded by optional
+/// whitespace.
+///
+/// Integers and floats are numbers; `Infinity` and `-Infinity` (as Python writes them) are
+/// ±inf. Everything else is an error whose message names the problem and, for a bad value,
+/// the metric: `NaN`, a string, a boolean, `null`, a nested object or array, a key given
+/// twice, malformed JSON, a top-level value that is not an object, or empty output.
+///
+/// ```
+/// use sweeper_cli::evaluator::parse_report;
+///
+/// let report = parse_report(r#"{"throughput": 1250.5, "ttft_ms": Infinity}"#).unwrap();
+/// assert_eq!(report["throughput"], 1250.5);
+/// assert_eq!(report["ttft_ms"], f64::INFINITY);
+///
+/// let err = parse_report(r#"{"throughput": NaN}"#).unwrap_err();
+/// assert!(err.contains("`throughput`"), "{err}");
+/// ```
+pub fn parse_report(stdout: &str) -> Result<RawReport, String> {
+    match parse_entries(stdout) {
+        Ok(entries) => to_report(entries),
+        Err(Malformed(reason)) => Err(reason),
+    }
+}
+
+/// An answer that is not even a JSON object: the line protocol of a persistent worker may
+/// be out of step, so the worker is restarted.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Malformed(pub(super) String);
+
+/// Reads an evaluator's answer: a status answer, else a report.
+///
+/// A status answer is an object whose `status` is a string: `"unsupported"`, `"infeasible"`
+/// or `"failed"`, with an optional string `reason` and no other key. It lets a persistent
+/// worker answer what a one-shot evaluator says with its exit code, without exiting.
+pub(super) fn parse_answer(stdout: &str) -> Result<EvalOutcome, Malformed> {
+    let entries = parse_entries(stdout)?;
+    if let Some(outcome) = status_answer(&entries) {
+        return Ok(outcome);
+    }
+    Ok(match to_report(entries) {
+        Ok(report) => EvalOutcome::Report(report),
+        Err(reason) => EvalOutcome::Failed(reason),
+    })
+}
+
+/// The object's entries in order, duplicates kept, non-finite tokens as sentinel strings.
+fn parse_entries(stdout: &str) -> Result<Vec<(String, Value)>, Malformed> {
+    if stdout.trim().is_empty() {
+        return Err(Malformed("evaluator printed no report".to_owned()));
+    }
+    let text = rewrite_non_finite(stdout);
+    serde_json::from_str::<Entries>(&text)
+        .map(|entries| entries.0)
+        .map_err(|e| {
+            Malformed(format!(
+                "malformed report: {e} (output starts with {})",
+                quote(stdout)
+            ))
+        })
+}
+
+/// Checks every value of a report: numbers only, no NaN, each key once.
+fn to_report(entries: Vec<(String, Value)>) -> Result<RawReport, String> {
+    let mut report = RawReport::new();
+    for (key, value) in entries {
+        let number = match &value {
+            Value::Number(n) => n
+                .as_f64()
+                .ok_or_else(|| format!("metric `{key}` is not representable as a number"))?,
+            Value::String(s) => match non_finite(s) {
+                Some(x) if x.is_nan() => return Err(format!("metric `{key}` is NaN")),
+                Some(x) => x,
+                None => return Err(not_a_number(&key, "a string")),
+            },
+            Value::Bool(_) => return Err(not_a_number(&key, "a boolean")),
+            Value::Null => return Err(not_a_number(&key, "null")),
+            Value::Array(_) => return Err(not_a_number(&key, "an array")),
+            Value::Object(_) => return Err(not_a_number(&key, "an object")),
+        };
+        if report.insert(key.clone(), number).is_some() {
+            return Err(format!(
+                "metric `{key}` appears more than once in the report"
+            ));
+        }
+    }
+    Ok(report)
+}
+
+fn not_a_number(key: &str, got: &str) -> String {
+    format!("metric `{key}` is not a number (got {got})")
+}
+
+/// A status answer, if `entries` is one (a string-valued `status` key).
+fn status_answer(entries: &[(String, Value)]) -> Option<EvalOutcome> {
+    let status = entries.iter().find_map(|(k, v)| match v {
+        Value::String(s) if k == "status" => Some(s.as_str()),
+        _ => None,
+    })?;
+    let mut reason = None;
+    for (key, value) in entries {
+        match (key.as_str(), value) {
+            ("status", _) => {}
+            ("reason", Value::String(s)) => reason = Some(s.trim().to_owned()),
+            _ => {
+                return Some(EvalOutcome::Failed(format!(
+                    "status answer has an unexpected key `{key}` (only `status` and a string `reason` are allowed)"
+                )));
+            }
+        }
+    }
+    let reason = reason.filter(|r| !r.is_empty());
+    Some(match status {
+        "unsupported" => EvalOutcome::Unsupported(
+            reason.unwrap_or_else(|| "evaluator does not support this configuration".to_owned()),
+        ),
+        "infeasible" => EvalOutcome::Infeasible(
+            reason.unwrap_or_else(|| "evaluator declared the candidate infeasible".to_owned()),
+        ),
+        "failed" => {
+            EvalOutcome::Failed(reason.unwrap_or_else(|| "evaluator reported a failure".to_owned()))
+        }
+        other => EvalOutcome::Failed(format!(
+            "unknown status `{other}` in evaluator answer (expected unsupported, infeasible or failed)"
+        )),
+    })
+}
+
+/// The value of a sentinel string, if `s` is one.
+fn non_finite(s: &str) -> Option<f64> {
+    match s.strip_prefix(SENTINEL)? {
+        "NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
+/// Rewrites the bare tokens `NaN`, `Infinity` and `-Infinity` outside strings into sentinel
+/// strings that `serde_json` accepts. Outside strings, JSON has no other letters than those of
+/// `true`, `false` and `null`, so a token cannot be mistaken; inside strings nothing changes.
+fn rewrite_non_finite(text: &str) -> String {
+    const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(token) = TOKENS.iter().find(|t| rest.starts_with(**t)) {
+            out.push('"');
+            out.push_str("\\u0000");
+            out.push_str(token);
+            out.push('"');
+            rest = &rest[token.len()..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// The start of an output, quoted on one line for a failure reason.
+fn quote(text: &str) -> String {
+    let trimmed = text.trim_start();
+    let mut head: String = trimmed.chars().take(QUOTE_CHARS).collect();
+    if head.len() < trimmed.len() {
+        head.push('…');
+    }
+    format!("{head:?}")
+}
+
+/// A JSON object read entry by entry, so that a key given twice is seen (a map would keep
+/// only the last value silently).
+struct Entries(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+
+        impl<'de> Visitor<'de> for EntriesVisitor {
+            type Value = Entries;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object of metric names to numbers")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+
+        deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_integers_floats_and_exponents() {
+        let report = parse_report("  {\"a\": 1, \"b\": -2.5, \"c\": 1e3, \"d\": 0}\n").unwrap();
+        assert_eq!(report.len(), 4);
+        assert_eq!(report["a"], 1.0);
+        assert_eq!(report["b"], -2.5);
+        assert_eq!(report["c"], 1000.0);
+        assert_eq!(report["d"], 0.0);
+    }
+
+    #[test]
+    fn an_empty_object_is_an_empty_report() {
+        assert!(parse_report("{}").unwrap().is_empty());
+    }
+
+    #[test]
+    fn infinities_are_legal_and_keep_their_sign() {
+        let report = parse_report(r#"{"hi": Infinity, "lo": -Infinity, "x": 2}"#).unwrap();
+        assert_eq!(report["hi"], f64::INFINITY);
+        assert_eq!(report["lo"], f64::NEG_INFINITY);
+        assert_eq!(report["x"], 2.0);
+    }
+
+    #[test]
+    fn nan_is_an_error_naming_its_key() {
+        let err = parse_report(r#"{"ok": 1, "ttft_ms": NaN}"#).unwrap_err();
+        assert_eq!(err, "metric `ttft_ms` is NaN");
+    }
+
+    #[test]
+    fn tokens_inside_strings_are_left_alone() {
+        // A key that spells NaN, and a string value that mentions it after an escaped quote.
+        let report = parse_report(r#"{"NaN": 1, "Infinity \" NaN": 2}"#).unwrap();
+        assert_eq!(report["NaN"], 1.0);
+        assert_eq!(report["Infinity \" NaN"], 2.0);
+        let err = parse_report(r#"{"note": "NaN"}"#).unwrap_err();
+        assert_eq!(err, "metric `note` is not a number (got a string)");
+    }
+
+    #[test]
+    fn non_numeric_values_name_the_key_and_the_type() {
+        for (text, got) in [
+            (r#"{"m": "fast"}"#, "a string"),
+            (r#"{"m": true}"#, "a boolean"),
+            (r#"{"m": null}"#, "null"),
+            (r#"{"m": [1, 2]}"#, "an array"),
+            (r#"{"m": {"p50": 1}}"#, "an object"),
+        ] {
+            let err = parse_report(text).unwrap_err();
+            assert_eq!(
+                err,
+                format!("metric `m` is not a number (got {got})"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_is_an_error() {
+        let err = parse_report(r#"{"m": 1, "m": 2}"#).unwrap_err();
+        assert_eq!(err, "metric `m` appears more than once in the report");
+    }
+
+    #[test]
+    fn malformed_json_is_an_error_quoting_the_output() {
+        let err = parse_report(r#"{"m": 1"#).unwrap_err();
+        assert!(err.starts_with("malformed report: "), "{err}");
+        assert!(err.contains(r#""{\"m\": 1""#), "{err}");
+        let err = parse_report("loading database...\n{\"m\": 1}").unwrap_err();
+        assert!(err.contains("loading database"), "{err}");
+    }
+
+    #[test]
+    fn trailing_output_after_the_object_is_an_error() {
+        let err = parse_report("{\"m\": 1}\n{\"m\": 2}\n").unwrap_err();
+        assert!(err.contains("trailing characters"), "{err}");
+    }
+
+    #[test]
+    fn a_non_object_is_an_error() {
+        for text in ["[1, 2]", "3", "\"x\"", "NaN", "null"] {
+            let err = parse_report(text).unwrap_err();
+            assert!(
+                err.contains("expected a JSON object of metric names to numbers"),
+                "{text}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_output_says_no_report() {
+        assert_eq!(
+            parse_report(" \n").unwrap_err(),
+            "evaluator printed no report"
+        );
+    }
+
+    #[test]
+    fn long_output_is_quoted_truncated() {
+        let text = format!("x{}", "y".repeat(1000));
+        let err = parse_report(&text).unwrap_err();
+        assert!(err.len() < 400, "{err}");
+        assert!(err.contains('…'), "{err}");
+    }
+
+    #[test]
+    fn status_answers_map_to_outcomes() {
+        assert_eq!(
+            parse_answer(r#"{"status": "unsupported", "reason": " tp=8 "}"#),
+            Ok(EvalOutcome::Unsupported("tp=8".to_owned()))
+        );
+        assert_eq!(
+            parse_answer(r#"{"status": "infeasible", "reason": "kv below one request"}"#),
+            Ok(EvalOutcome::Infeasible("kv below one request".to_owned()))
+        );
+        assert!(matches!(
+            parse_answer(r#"{"status": "failed"}"#),
+            Ok(EvalOutcome::Failed(_))
+        ));
+        let Ok(EvalOutcome::Failed(reason)) = parse_answer(r#"{"status": "odd"}"#) else {
+            panic!("an unknown status is a failure");
+        };
+        assert!(reason.contains("`odd`"), "{reason}");
+        let Ok(EvalOutcome::Failed(reason)) = parse_answer(r#"{"status": "unsupported", "x": 1}"#)
+        else {
+            panic!("an extra key is a failure");
+        };
+        assert!(reason.contains("`x`"), "{reason}");
+    }
+
+    #[test]
+    fn a_numeric_status_is_an_ordinary_metric() {
+        assert_eq!(
+            parse_answer(r#"{"status": 1}"#),
+            Ok(EvalOutcome::Report(RawReport::from([(
+                "status".to_owned(),
+                1.0
+            )])))
+        );
+    }
+
+    #[test]
+    fn bad_values_fail_but_are_not_malformed() {
+        assert_eq!(
+            parse_answer(r#"{"m": NaN}"#),
+            Ok(EvalOutcome::Failed("metric `m` is NaN".to_owned()))
+        );
+        assert!(parse_answer("not json").is_err());
+    }
+}

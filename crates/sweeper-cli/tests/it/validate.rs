@@ -1,0 +1,235 @@
+//! `sweeper validate`: exit codes, the stdout/stderr split, and the JSON shape.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `sweeper validate ARGS...` from the workspace root.
+fn validate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sweeper"))
+        .arg("validate")
+        .args(args)
+        .current_dir(workspace())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the sweeper binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn write_config(dir: &Path, name: &str, body: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path.display().to_string()
+}
+
+const EXAMPLES: [&str; 4] = [
+    "examples/throughput.yaml",
+    "examples/goodput-sla.yaml",
+    "examples/pareto-kv-range.yaml",
+    "examples/pareto-three.yaml",
+];
+
+#[test]
+fn valid_examples_exit_0_with_the_summary_on_stdout() {
+    for example in EXAMPLES {
+        let out = validate(&[example]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{example}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stderr.is_empty(), "{example}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.starts_with(&format!("valid: {example}\n")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("objectives"), "{stdout}");
+    }
+}
+
+#[test]
+fn table_output_of_the_pareto_example() {
+    let out = validate(&["examples/pareto-kv-range.yaml"]);
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!(text(&out.stdout));
+}
+
+#[test]
+fn json_output_has_the_documented_shape() {
+    let out = validate(&["examples/pareto-three.yaml", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["target"], "pareto");
+    let objectives: Vec<(String, String)> = v["objectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap().to_owned(),
+                o["direction"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        objectives,
+        [
+            ("goodput_per_gpu".to_owned(), "maximize".to_owned()),
+            ("e2e_latency".to_owned(), "minimize".to_owned()),
+            ("throughput_per_user".to_owned(), "maximize".to_owned()),
+        ]
+    );
+    assert_eq!(v["sla"], serde_json::json!({"e2e_ms": 20000.0}));
+    assert_eq!(
+        v["load"],
+        serde_json::json!({"kind": "kv_load_range", "min": 0.05, "max": 1.0})
+    );
+    assert_eq!(v["sampler_metrics"].as_array().unwrap().len(), 3);
+    assert_eq!(v["resolved"]["goal"]["target"], "pareto");
+
+    let out = validate(&["examples/throughput.yaml", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["target"], "throughput");
+    assert_eq!(
+        v["objectives"],
+        serde_json::json!([{"name": "throughput", "direction": "maximize", "unit": "tok/s"}])
+    );
+    assert_eq!(v["sla"], serde_json::Value::Null);
+    assert_eq!(
+        v["load"],
+        serde_json::json!({"kind": "concurrency", "concurrency": 64})
+    );
+}
+
+#[test]
+fn a_pareto_workload_without_load_resolves_to_the_default_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(
+        dir.path(),
+        "p.yaml",
+        "goal: {target: pareto}\nworkload: {isl: 100, osl: 20, num_request_ratio: 4}\n",
+    );
+    let out = validate(&[&cfg, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["load"],
+        serde_json::json!({"kind": "kv_load_range", "min": 0.0, "max": 1.0})
+    );
+    assert_eq!(v["objectives"][0]["name"], "throughput_per_gpu");
+    assert_eq!(v["objectives"][1]["name"], "throughput_per_user");
+}
+
+#[test]
+fn invalid_config_exits_1_with_nothing_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("goal: {target: goodput}\n", "goal.sla"),
+        (
+            "workload: {isl: 1, osl: 1, num_request_ratio: 1, concurrency: 1.9}\n",
+            "workload.concurrency",
+        ),
+        (
+            "workload: {isl: 1, osl: 1, num_request_ratio: 1, kv_load_ratio: [0.1, 1.0]}\n",
+            "workload.kv_load_ratio",
+        ),
+        ("goal:\n  target: throughput\n  tagret: x\n", "goal.tagret"),
+        ("goal: {sla: {e2e_ms: .nan}}\n", "goal.sla.e2e_ms"),
+    ];
+    for (i, (body, path)) in cases.iter().enumerate() {
+        let cfg = write_config(dir.path(), &format!("bad{i}.yaml"), body);
+        for format in ["table", "json"] {
+            let out = validate(&[&cfg, "--format", format]);
+            assert_eq!(out.status.code(), Some(1), "{body}");
+            assert!(
+                out.stdout.is_empty(),
+                "{body}: stdout {}",
+                text(&out.stdout)
+            );
+            let err = text(&out.stderr);
+            assert!(err.starts_with("error: "), "{err}");
+            assert!(err.contains(path), "{body}: {err}");
+            assert!(err.contains(&cfg), "{body}: {err}");
+        }
+    }
+}
+
+#[test]
+fn yaml_syntax_error_names_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(dir.path(), "s.yaml", "goal:\n  target: [x\n");
+    let out = validate(&[&cfg]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.contains("line 3") && err.contains("column"), "{err}");
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let out = validate(&["no/such/config.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cannot read") && err.contains("no/such/config.yaml"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = validate(&[&dir.path().display().to_string()]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a directory is not readable as a config"
+    );
+}
+
+#[test]
+fn json_input_and_csv_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(
+        dir.path(),
+        "c.json",
+        r#"{"goal": {"target": "e2e_latency"}, "sweep": {"seed": 3}}"#,
+    );
+    let out = validate(&[&cfg, "--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("key,value\nvalid,true\n"), "{stdout}");
+    assert!(
+        stdout.contains("objectives,\"e2e_latency (minimize, ms)\""),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn every_failing_block_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(
+        dir.path(),
+        "multi.yaml",
+        "goal: {target: goodput}
+search_space: {gpu_budget: 0}
+sweep: {algorithm: tpe}
+",
+    );
+    let out = validate(&[&cfg]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.contains("3 errors"), "{err}");
+    for path in ["goal.sla", "search_space.gpu_budget", "sweep.algorithm"] {
+        assert!(err.contains(path), "{path} missing in {err}");
+    }
+}

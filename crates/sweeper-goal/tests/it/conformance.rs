@@ -1,0 +1,921 @@
+//! One row per rule of SPEC 2, 5 and 6 (and the schema around them): a config, and either
+//! "valid" or the rule that must fire with the key path it must name.
+
+use sweeper_goal::parse;
+
+enum Want {
+    Valid,
+    Invalid {
+        rule: &'static str,
+        path: &'static str,
+    },
+}
+
+use Want::{Invalid, Valid};
+
+const fn bad(rule: &'static str, path: &'static str) -> Want {
+    Invalid { rule, path }
+}
+
+// A scalar synthetic workload prefix, for search-space and sweep rows.
+const W: &str = "workload: {isl: 100, osl: 100, num_request_ratio: 1, concurrency: 4}\n";
+
+#[allow(clippy::too_many_lines)]
+fn table() -> Vec<(&'static str, String, Want)> {
+    let s = |x: &str| x.to_owned();
+    vec![
+        // ---- SPEC 2: the goal block ------------------------------------------------------
+        ("empty document is all defaults", s(""), Valid),
+        ("comment-only document", s("# nothing\n"), Valid),
+        ("goal absent", s("sweep: {seed: 1}"), Valid),
+        ("goal null", s("goal:\n"), Valid),
+        ("goal empty mapping", s("goal: {}"), Valid),
+        (
+            "every scalar target: throughput",
+            s("goal: {target: throughput}"),
+            Valid,
+        ),
+        (
+            "throughput_per_gpu",
+            s("goal: {target: throughput_per_gpu}"),
+            Valid,
+        ),
+        (
+            "throughput_per_user",
+            s("goal: {target: throughput_per_user}"),
+            Valid,
+        ),
+        ("e2e_latency", s("goal: {target: e2e_latency}"), Valid),
+        (
+            "goodput with e2e sla",
+            s("goal: {target: goodput, sla: {e2e_ms: 20000}}"),
+            Valid,
+        ),
+        (
+            "goodput_per_gpu with ttft+itl",
+            s("goal: {target: goodput_per_gpu, sla: {ttft_ms: 500, itl_ms: 40}}"),
+            Valid,
+        ),
+        (
+            "pareto default objectives",
+            s("goal: {target: pareto}"),
+            Valid,
+        ),
+        (
+            "pareto null objectives is the default",
+            s("goal: {target: pareto, pareto_objectives: null}"),
+            Valid,
+        ),
+        (
+            "pareto three objectives",
+            s(
+                "goal: {target: pareto, pareto_objectives: [throughput, e2e_latency, throughput_per_user]}",
+            ),
+            Valid,
+        ),
+        (
+            "sla under a throughput goal is allowed",
+            s("goal: {sla: {ttft_ms: 100}}"),
+            Valid,
+        ),
+        (
+            "unknown target",
+            s("goal: {target: speed}"),
+            bad("unknown_target", "goal.target"),
+        ),
+        (
+            "target not a string",
+            s("goal: {target: 3}"),
+            bad("wrong_type", "goal.target"),
+        ),
+        (
+            "unknown goal key",
+            s("goal: {target: throughput, objective: x}"),
+            bad("unknown_key", "goal.objective"),
+        ),
+        (
+            "unknown sla key",
+            s("goal: {sla: {p99_ms: 5}}"),
+            bad("unknown_key", "goal.sla.p99_ms"),
+        ),
+        ("goal is a number", s("goal: 5"), bad("structure", "goal")),
+        (
+            "sla is a list",
+            s("goal: {sla: [1]}"),
+            bad("structure", "goal.sla"),
+        ),
+        (
+            "rule 1: pareto_objectives under a scalar target",
+            s("goal: {target: throughput, pareto_objectives: [throughput, e2e_latency]}"),
+            bad(
+                "pareto_objectives_need_pareto_target",
+                "goal.pareto_objectives",
+            ),
+        ),
+        (
+            "rule 1: pareto_objectives without a target",
+            s("goal: {pareto_objectives: [throughput, e2e_latency]}"),
+            bad(
+                "pareto_objectives_need_pareto_target",
+                "goal.pareto_objectives",
+            ),
+        ),
+        (
+            "rule 2: one objective",
+            s("goal: {target: pareto, pareto_objectives: [throughput]}"),
+            bad("too_few_pareto_objectives", "goal.pareto_objectives"),
+        ),
+        (
+            "rule 2: empty list is kept and rejected",
+            s("goal: {target: pareto, pareto_objectives: []}"),
+            bad("too_few_pareto_objectives", "goal.pareto_objectives"),
+        ),
+        (
+            "rule 2: duplicates",
+            s("goal: {target: pareto, pareto_objectives: [throughput, throughput]}"),
+            bad("duplicate_pareto_objective", "goal.pareto_objectives[1]"),
+        ),
+        (
+            "rule 2: pareto among objectives",
+            s("goal: {target: pareto, pareto_objectives: [throughput, pareto]}"),
+            bad("pareto_in_pareto_objectives", "goal.pareto_objectives[1]"),
+        ),
+        (
+            "rule 2: unknown objective",
+            s("goal: {target: pareto, pareto_objectives: [throughput, tps]}"),
+            bad("unknown_target", "goal.pareto_objectives[1]"),
+        ),
+        (
+            "rule 2: objectives not a list",
+            s("goal: {target: pareto, pareto_objectives: throughput}"),
+            bad("wrong_type", "goal.pareto_objectives"),
+        ),
+        (
+            "rule 3: goodput without sla",
+            s("goal: {target: goodput}"),
+            bad("sla_missing", "goal.sla"),
+        ),
+        (
+            "rule 3: goodput_per_gpu without sla",
+            s("goal: {target: goodput_per_gpu}"),
+            bad("sla_missing", "goal.sla"),
+        ),
+        (
+            "rule 3: pareto with a goodput objective needs sla",
+            s("goal: {target: pareto, pareto_objectives: [goodput, throughput_per_user]}"),
+            bad("sla_missing", "goal.sla"),
+        ),
+        (
+            "rule 3: pareto without goodput needs none",
+            s("goal: {target: pareto, pareto_objectives: [throughput, throughput_per_user]}"),
+            Valid,
+        ),
+        (
+            "rule 4: ttft alone is not enough",
+            s("goal: {target: goodput, sla: {ttft_ms: 500}}"),
+            bad("sla_incomplete", "goal.sla"),
+        ),
+        (
+            "rule 4: itl alone is not enough",
+            s("goal: {target: goodput, sla: {itl_ms: 40}}"),
+            bad("sla_incomplete", "goal.sla"),
+        ),
+        (
+            "rule 4: empty sla is not enough",
+            s("goal: {target: goodput, sla: {}}"),
+            bad("sla_incomplete", "goal.sla"),
+        ),
+        (
+            "rule 4: e2e with a half pair is enough",
+            s("goal: {target: goodput, sla: {ttft_ms: 500, e2e_ms: 9000}}"),
+            Valid,
+        ),
+        (
+            "sla zero",
+            s("goal: {sla: {e2e_ms: 0}}"),
+            bad("out_of_range", "goal.sla.e2e_ms"),
+        ),
+        (
+            "sla negative",
+            s("goal: {sla: {ttft_ms: -5}}"),
+            bad("out_of_range", "goal.sla.ttft_ms"),
+        ),
+        (
+            "sla nan",
+            s("goal: {sla: {itl_ms: .nan}}"),
+            bad("not_finite", "goal.sla.itl_ms"),
+        ),
+        (
+            "sla inf",
+            s("goal: {sla: {e2e_ms: .inf}}"),
+            bad("not_finite", "goal.sla.e2e_ms"),
+        ),
+        (
+            "sla string",
+            s("goal: {sla: {e2e_ms: \"20s\"}}"),
+            bad("wrong_type", "goal.sla.e2e_ms"),
+        ),
+        // ---- top level -----------------------------------------------------------------
+        (
+            "unknown top-level key",
+            s("goals: {}"),
+            bad("unknown_key", "goals"),
+        ),
+        (
+            "duplicate key",
+            s("goal:\n  target: throughput\n  target: goodput\n"),
+            bad("duplicate_key", "goal.target"),
+        ),
+        (
+            "yaml syntax error",
+            s("goal: [unclosed\n"),
+            bad("syntax", ""),
+        ),
+        ("document is a list", s("- 1\n- 2\n"), bad("structure", "")),
+        // ---- SPEC 5: workload ----------------------------------------------------------
+        (
+            "trace workload",
+            s("workload: {trace_path: t.jsonl}"),
+            Valid,
+        ),
+        (
+            "trace with cap",
+            s("workload: {trace_path: t.jsonl, replay_concurrency: 8}"),
+            Valid,
+        ),
+        (
+            "trace cap zero",
+            s("workload: {trace_path: t.jsonl, replay_concurrency: 0}"),
+            bad("out_of_range", "workload.replay_concurrency"),
+        ),
+        (
+            "trace mixed with synthetic",
+            s("workload: {trace_path: t.jsonl, isl: 100}"),
+            bad("workload_mixed", "workload"),
+        ),
+        (
+            "replay_concurrency without trace",
+            s("workload: {replay_concurrency: 4}"),
+            bad("missing_field", "workload.trace_path"),
+        ),
+        (
+            "empty workload",
+            s("workload: {}"),
+            bad("workload_shape_missing", "workload"),
+        ),
+        (
+            "unknown workload key",
+            s("workload: {isl: 1, rate: 2}"),
+            bad("unknown_key", "workload.rate"),
+        ),
+        (
+            "synthetic request_rate",
+            s("workload: {isl: 100, osl: 10, num_request_ratio: 2, request_rate: 1.5}"),
+            Valid,
+        ),
+        (
+            "synthetic concurrency",
+            s("workload: {isl: 100, osl: 10, num_request_ratio: 2, concurrency: 8}"),
+            Valid,
+        ),
+        (
+            "synthetic scalar ratio",
+            s("workload: {isl: 100, osl: 10, num_request_ratio: 2, kv_load_ratio: 0.5}"),
+            Valid,
+        ),
+        (
+            "oversubscribed ratio",
+            s("workload: {isl: 100, osl: 10, num_request_ratio: 2, kv_load_ratio: 1.5}"),
+            Valid,
+        ),
+        (
+            "zero ratio",
+            s("workload: {isl: 100, osl: 10, num_request_ratio: 2, kv_load_ratio: 0}"),
+            Valid,
+        ),
+        (
+            "missing isl",
+            s("workload: {osl: 10, num_request_ratio: 2, concurrency: 8}"),
+            bad("missing_field", "workload.isl"),
+        ),
+        (
+            "missing osl",
+            s("workload: {isl: 10, num_request_ratio: 2, concurrency: 8}"),
+            bad("missing_field", "workload.osl"),
+        ),
+        (
+            "missing num_request_ratio",
+            s("workload: {isl: 10, osl: 10, concurrency: 8}"),
+            bad("missing_field", "workload.num_request_ratio"),
+        ),
+        (
+            "isl zero",
+            s("workload: {isl: 0, osl: 10, num_request_ratio: 2, concurrency: 8}"),
+            bad("out_of_range", "workload.isl"),
+        ),
+        (
+            "osl fractional",
+            s("workload: {isl: 10, osl: 2.5, num_request_ratio: 2, concurrency: 8}"),
+            bad("wrong_type", "workload.osl"),
+        ),
+        (
+            "num_request_ratio zero",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 0, concurrency: 8}"),
+            bad("out_of_range", "workload.num_request_ratio"),
+        ),
+        (
+            "num_request_ratio nan",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: .nan, concurrency: 8}"),
+            bad("not_finite", "workload.num_request_ratio"),
+        ),
+        (
+            "two loads",
+            s(
+                "workload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: 8, request_rate: 2}",
+            ),
+            bad("multiple_loads", "workload"),
+        ),
+        (
+            "no load under a scalar goal",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1}"),
+            bad("load_missing", "workload"),
+        ),
+        (
+            "no load under pareto defaults the range",
+            s("goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1}"),
+            Valid,
+        ),
+        (
+            "concurrency 1.9",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: 1.9}"),
+            bad("wrong_type", "workload.concurrency"),
+        ),
+        (
+            "concurrency 0",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: 0}"),
+            bad("out_of_range", "workload.concurrency"),
+        ),
+        (
+            "concurrency list",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: [1, 2]}"),
+            bad("wrong_type", "workload.concurrency"),
+        ),
+        (
+            "request_rate zero",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1, request_rate: 0}"),
+            bad("out_of_range", "workload.request_rate"),
+        ),
+        (
+            "request_rate inf",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1, request_rate: .inf}"),
+            bad("not_finite", "workload.request_rate"),
+        ),
+        (
+            "negative ratio",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: -0.1}"),
+            bad("out_of_range", "workload.kv_load_ratio"),
+        ),
+        (
+            "range under pareto",
+            s(
+                "goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [0.05, 1.0]}",
+            ),
+            Valid,
+        ),
+        (
+            "range above one under pareto",
+            s(
+                "goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [0.5, 2]}",
+            ),
+            Valid,
+        ),
+        (
+            "range under a scalar goal",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [0.05, 1.0]}"),
+            bad("kv_range_needs_pareto", "workload.kv_load_ratio"),
+        ),
+        (
+            "range of three",
+            s(
+                "goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [0.1, 0.5, 1]}",
+            ),
+            bad("kv_range_length", "workload.kv_load_ratio"),
+        ),
+        (
+            "range of one",
+            s(
+                "goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [0.5]}",
+            ),
+            bad("kv_range_length", "workload.kv_load_ratio"),
+        ),
+        (
+            "range min == max",
+            s(
+                "goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [0.5, 0.5]}",
+            ),
+            bad("kv_range_order", "workload.kv_load_ratio"),
+        ),
+        (
+            "range reversed",
+            s(
+                "goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [1.0, 0.5]}",
+            ),
+            bad("kv_range_order", "workload.kv_load_ratio"),
+        ),
+        (
+            "range with nan",
+            s(
+                "goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [0.1, .nan]}",
+            ),
+            bad("not_finite", "workload.kv_load_ratio[1]"),
+        ),
+        (
+            "range with negative",
+            s(
+                "goal: {target: pareto}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: [-1, 0.5]}",
+            ),
+            bad("out_of_range", "workload.kv_load_ratio[0]"),
+        ),
+        (
+            "ratio as string",
+            s("workload: {isl: 10, osl: 10, num_request_ratio: 1, kv_load_ratio: half}"),
+            bad("wrong_type", "workload.kv_load_ratio"),
+        ),
+        // ---- search space --------------------------------------------------------------
+        (
+            "full search space",
+            format!(
+                "{W}search_space:\n  gpu_budget: 16\n  used_gpus: [tp, replicas]\n  parameters:\n    tp: {{values: [1, 2, 4, 8]}}\n    replicas: {{int: [1, 8]}}\n    mbs: {{values: [16, 32, 64], log: true}}\n    router: {{choices: [round_robin, kv_aware]}}\n    temperature: {{float: [0.0, 1.0]}}\n    backend: {{choices: [trtllm]}}\n"
+            ),
+            Valid,
+        ),
+        (
+            "gpu_budget zero",
+            s("search_space: {gpu_budget: 0}"),
+            bad("out_of_range", "search_space.gpu_budget"),
+        ),
+        (
+            "gpu_budget fractional",
+            s("search_space: {gpu_budget: 1.5}"),
+            bad("wrong_type", "search_space.gpu_budget"),
+        ),
+        (
+            "fixed used_gpus",
+            s("search_space: {gpu_budget: 8, used_gpus: 8}"),
+            Valid,
+        ),
+        (
+            "fixed used_gpus over budget",
+            s("search_space: {gpu_budget: 8, used_gpus: 9}"),
+            bad("used_gpus_over_budget", "search_space.used_gpus"),
+        ),
+        (
+            "used_gpus unknown parameter",
+            s("search_space: {used_gpus: [tp], parameters: {replicas: {int: [1, 2]}}}"),
+            bad("used_gpus_unknown_parameter", "search_space.used_gpus[0]"),
+        ),
+        (
+            "used_gpus float parameter",
+            s("search_space: {used_gpus: [t], parameters: {t: {float: [1, 2]}}}"),
+            bad("used_gpus_not_integer", "search_space.used_gpus[0]"),
+        ),
+        (
+            "used_gpus non-integer values",
+            s("search_space: {used_gpus: [t], parameters: {t: {values: [1, 1.5]}}}"),
+            bad("used_gpus_not_integer", "search_space.used_gpus[0]"),
+        ),
+        (
+            "used_gpus parameter reaching zero",
+            s("search_space: {used_gpus: [t], parameters: {t: {int: [0, 4]}}}"),
+            bad("used_gpus_not_integer", "search_space.used_gpus[0]"),
+        ),
+        (
+            "used_gpus smallest product over budget",
+            s(
+                "search_space: {gpu_budget: 4, used_gpus: [a, b], parameters: {a: {values: [4, 8]}, b: {int: [2, 3]}}}",
+            ),
+            bad("used_gpus_over_budget", "search_space.used_gpus"),
+        ),
+        (
+            "used_gpus repeated",
+            s("search_space: {used_gpus: [a, a], parameters: {a: {int: [1, 2]}}}"),
+            bad("duplicate_value", "search_space.used_gpus[1]"),
+        ),
+        (
+            "used_gpus empty",
+            s("search_space: {used_gpus: []}"),
+            bad("empty_list", "search_space.used_gpus"),
+        ),
+        (
+            "used_gpus string",
+            s("search_space: {used_gpus: tp}"),
+            bad("wrong_type", "search_space.used_gpus"),
+        ),
+        (
+            "parameter with two kinds",
+            s("search_space: {parameters: {tp: {values: [1], int: [1, 2]}}}"),
+            bad("parameter_kind", "search_space.parameters.tp"),
+        ),
+        (
+            "parameter with no kind",
+            s("search_space: {parameters: {tp: {log: true}}}"),
+            bad("parameter_kind", "search_space.parameters.tp"),
+        ),
+        (
+            "parameter unknown key",
+            s("search_space: {parameters: {tp: {range: [1, 2]}}}"),
+            bad("unknown_key", "search_space.parameters.tp.range"),
+        ),
+        (
+            "duplicate parameter",
+            s("search_space:\n  parameters:\n    tp: {int: [1, 2]}\n    tp: {int: [1, 4]}\n"),
+            bad("duplicate_key", "search_space.parameters.tp"),
+        ),
+        (
+            "values empty",
+            s("search_space: {parameters: {tp: {values: []}}}"),
+            bad("empty_list", "search_space.parameters.tp.values"),
+        ),
+        (
+            "values duplicated",
+            s("search_space: {parameters: {tp: {values: [1, 2, 1]}}}"),
+            bad("duplicate_value", "search_space.parameters.tp.values[2]"),
+        ),
+        (
+            "values nan",
+            s("search_space: {parameters: {tp: {values: [1, .nan]}}}"),
+            bad("not_finite", "search_space.parameters.tp.values[1]"),
+        ),
+        (
+            "values log with zero",
+            s("search_space: {parameters: {tp: {values: [0, 1], log: true}}}"),
+            bad("log_scale", "search_space.parameters.tp.values[0]"),
+        ),
+        (
+            "values of strings",
+            s("search_space: {parameters: {tp: {values: [a, b]}}}"),
+            bad("wrong_type", "search_space.parameters.tp.values[0]"),
+        ),
+        (
+            "int reversed",
+            s("search_space: {parameters: {r: {int: [8, 1]}}}"),
+            bad("range_bounds", "search_space.parameters.r.int"),
+        ),
+        (
+            "int of three",
+            s("search_space: {parameters: {r: {int: [1, 2, 3]}}}"),
+            bad("range_length", "search_space.parameters.r.int"),
+        ),
+        (
+            "int fractional bound",
+            s("search_space: {parameters: {r: {int: [1, 2.5]}}}"),
+            bad("wrong_type", "search_space.parameters.r.int[1]"),
+        ),
+        (
+            "int log from zero",
+            s("search_space: {parameters: {r: {int: [0, 8], log: true}}}"),
+            bad("log_scale", "search_space.parameters.r.int[0]"),
+        ),
+        (
+            "int constant",
+            s("search_space: {parameters: {r: {int: [4, 4]}}}"),
+            Valid,
+        ),
+        (
+            "float inf bound",
+            s("search_space: {parameters: {t: {float: [0, .inf]}}}"),
+            bad("not_finite", "search_space.parameters.t.float[1]"),
+        ),
+        (
+            "float reversed",
+            s("search_space: {parameters: {t: {float: [1.0, 0.5]}}}"),
+            bad("range_bounds", "search_space.parameters.t.float"),
+        ),
+        (
+            "float log from zero",
+            s("search_space: {parameters: {t: {float: [0.0, 1.0], log: true}}}"),
+            bad("log_scale", "search_space.parameters.t.float[0]"),
+        ),
+        (
+            "float log",
+            s("search_space: {parameters: {t: {float: [0.001, 1.0], log: true}}}"),
+            Valid,
+        ),
+        (
+            "log not a bool",
+            s("search_space: {parameters: {t: {float: [0.1, 1.0], log: yes}}}"),
+            bad("wrong_type", "search_space.parameters.t.log"),
+        ),
+        (
+            "choices empty",
+            s("search_space: {parameters: {r: {choices: []}}}"),
+            bad("empty_list", "search_space.parameters.r.choices"),
+        ),
+        (
+            "choices duplicated",
+            s("search_space: {parameters: {r: {choices: [a, b, a]}}}"),
+            bad("duplicate_value", "search_space.parameters.r.choices[2]"),
+        ),
+        (
+            "choices of numbers",
+            s("search_space: {parameters: {r: {choices: [1, 2]}}}"),
+            bad("wrong_type", "search_space.parameters.r.choices[0]"),
+        ),
+        (
+            "choices with log",
+            s("search_space: {parameters: {r: {choices: [a, b], log: true}}}"),
+            bad("log_not_applicable", "search_space.parameters.r.log"),
+        ),
+        (
+            "reserved parameter name",
+            s("search_space: {parameters: {kv_load_ratio: {float: [0, 1]}}}"),
+            bad(
+                "reserved_parameter",
+                "search_space.parameters.kv_load_ratio",
+            ),
+        ),
+        (
+            "unknown search_space key",
+            s("search_space: {budget: 4}"),
+            bad("unknown_key", "search_space.budget"),
+        ),
+        // ---- evaluator -----------------------------------------------------------------
+        (
+            "command evaluator",
+            s(
+                "evaluator: {command: [python3, eval.py], persistent: true, env: {A: b, N: 1}, cwd: /tmp}",
+            ),
+            Valid,
+        ),
+        (
+            "builtin evaluator",
+            s("evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}"),
+            Valid,
+        ),
+        (
+            "evaluator with neither",
+            s("evaluator: {env: {A: b}}"),
+            bad("evaluator_kind", "evaluator"),
+        ),
+        (
+            "evaluator with both",
+            s("evaluator: {command: [x], builtin: {}}"),
+            bad("evaluator_kind", "evaluator"),
+        ),
+        (
+            "command empty",
+            s("evaluator: {command: []}"),
+            bad("empty_list", "evaluator.command"),
+        ),
+        (
+            "command as a string",
+            s("evaluator: {command: python3 eval.py}"),
+            bad("wrong_type", "evaluator.command"),
+        ),
+        (
+            "persistent on builtin",
+            s("evaluator: {builtin: {}, persistent: true}"),
+            bad("persistent_without_command", "evaluator.persistent"),
+        ),
+        (
+            "persistent not a bool",
+            s("evaluator: {command: [x], persistent: 1}"),
+            bad("wrong_type", "evaluator.persistent"),
+        ),
+        (
+            "builtin not a mapping",
+            s("evaluator: {builtin: qwen}"),
+            bad("wrong_type", "evaluator.builtin"),
+        ),
+        (
+            "builtin with nan",
+            s("evaluator: {builtin: {mem: .nan}}"),
+            bad("not_finite", "evaluator.builtin.mem"),
+        ),
+        (
+            "env with bad name",
+            s("evaluator: {command: [x], env: {\"A=B\": c}}"),
+            bad("out_of_range", "evaluator.env.A=B"),
+        ),
+        (
+            "unknown evaluator key",
+            s("evaluator: {command: [x], shell: true}"),
+            bad("unknown_key", "evaluator.shell"),
+        ),
+        // ---- SPEC 6: sweep -------------------------------------------------------------
+        (
+            "full sweep block",
+            format!(
+                "{W}sweep: {{max_rounds: 5, candidates_per_round: 4, parallel_evals: 2, max_eval_seconds: 30.5, max_trials: 100, seed: 7, algorithm: random}}"
+            ),
+            Valid,
+        ),
+        (
+            "quasi_random algorithm",
+            s("sweep: {algorithm: quasi_random}"),
+            Valid,
+        ),
+        ("grid algorithm", s("sweep: {algorithm: grid}"), Valid),
+        (
+            "max_rounds zero",
+            s("sweep: {max_rounds: 0}"),
+            bad("out_of_range", "sweep.max_rounds"),
+        ),
+        (
+            "max_rounds negative",
+            s("sweep: {max_rounds: -1}"),
+            bad("out_of_range", "sweep.max_rounds"),
+        ),
+        (
+            "max_rounds huge",
+            s("sweep: {max_rounds: 99999999999}"),
+            bad("out_of_range", "sweep.max_rounds"),
+        ),
+        (
+            "candidates_per_round zero",
+            s("sweep: {candidates_per_round: 0}"),
+            bad("out_of_range", "sweep.candidates_per_round"),
+        ),
+        (
+            "parallel_evals fractional",
+            s("sweep: {parallel_evals: 2.5}"),
+            bad("wrong_type", "sweep.parallel_evals"),
+        ),
+        (
+            "max_eval_seconds zero",
+            s("sweep: {max_eval_seconds: 0}"),
+            bad("out_of_range", "sweep.max_eval_seconds"),
+        ),
+        (
+            "max_eval_seconds inf",
+            s("sweep: {max_eval_seconds: .inf}"),
+            bad("not_finite", "sweep.max_eval_seconds"),
+        ),
+        (
+            "max_trials zero",
+            s("sweep: {max_trials: 0}"),
+            bad("out_of_range", "sweep.max_trials"),
+        ),
+        (
+            "seed negative",
+            s("sweep: {seed: -1}"),
+            bad("out_of_range", "sweep.seed"),
+        ),
+        (
+            "seed string",
+            s("sweep: {seed: abc}"),
+            bad("wrong_type", "sweep.seed"),
+        ),
+        (
+            "unknown algorithm",
+            s("sweep: {algorithm: tpe}"),
+            bad("unknown_algorithm", "sweep.algorithm"),
+        ),
+        (
+            "unknown sweep key",
+            s("sweep: {rounds: 3}"),
+            bad("unknown_key", "sweep.rounds"),
+        ),
+        // ---- JSON ----------------------------------------------------------------------
+        (
+            "json config",
+            s(
+                r#"{"goal": {"target": "goodput", "sla": {"e2e_ms": 2e4}}, "workload": {"isl": 10, "osl": 10, "num_request_ratio": 1, "concurrency": 4}}"#,
+            ),
+            Valid,
+        ),
+        (
+            "json unknown key",
+            s(r#"{"goal": {"target": "throughput", "extra": 1}}"#),
+            bad("unknown_key", "goal.extra"),
+        ),
+    ]
+}
+
+#[test]
+fn conformance_table() {
+    let rows = table();
+    assert!(rows.len() >= 60, "only {} rows", rows.len());
+    let mut failures = Vec::new();
+    for (name, text, want) in &rows {
+        let got = parse(text);
+        match (want, &got) {
+            (Valid, Ok(_)) => {}
+            (Valid, Err(e)) => failures.push(format!("{name}: expected valid, got {e}")),
+            (Invalid { .. }, Ok(_)) => failures.push(format!("{name}: expected an error, got Ok")),
+            (Invalid { rule, path }, Err(e)) => {
+                let got_path = e.path().unwrap_or("");
+                if e.rule() != *rule || got_path != *path {
+                    failures.push(format!(
+                        "{name}: expected {rule} at {path:?}, got {} at {got_path:?}: {e}",
+                        e.rule()
+                    ));
+                }
+                let msg = e.to_string();
+                assert!(
+                    !msg.ends_with('.'),
+                    "{name}: message ends with a period: {msg}"
+                );
+                if !path.is_empty() {
+                    assert!(
+                        msg.contains(path),
+                        "{name}: message does not name {path}: {msg}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn messages_show_the_value_and_the_fix() {
+    let e =
+        parse("workload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: 1.9}").unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.contains("1.9") && m.contains("integer") && m.contains("kv_load_ratio"),
+        "{m}"
+    );
+
+    let e = parse("workload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: [1, 2]}")
+        .unwrap_err();
+    assert!(e.to_string().contains("[1, 2]"), "{e}");
+
+    let e = parse("goal: {sla: {e2e_ms: -3}}").unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("-3") && m.contains("> 0"), "{m}");
+
+    let e = parse("goal: {target: goodput, sla: {ttft_ms: 5}}").unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("goodput") && m.contains("itl_ms"), "{m}");
+
+    let e = parse("goal: {target: speed}").unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.contains("\"speed\"") && m.contains("throughput_per_gpu"),
+        "{m}"
+    );
+
+    let e = parse("goal:\n  target: throughput\n  bogus: 1\n").unwrap_err();
+    assert_eq!(e.location(), Some((3, 3)), "{e}");
+    let m = e.to_string();
+    assert!(m.contains("bogus") && m.contains("`target`"), "{m}");
+
+    let e = parse("goal:\n  target: throughput\n  target: goodput\n").unwrap_err();
+    assert!(e.to_string().contains("does not report where"), "{e}");
+}
+
+#[test]
+fn syntax_errors_carry_line_and_column() {
+    let e = parse("goal:\n  target: [throughput\nsweep: {}\n").unwrap_err();
+    assert_eq!(e.rule(), "syntax");
+    let (line, column) = e.location().expect("a location");
+    assert!(line >= 2 && column >= 1, "{e}");
+    assert!(e.to_string().contains("line"), "{e}");
+}
+
+#[test]
+fn parse_all_reports_one_error_per_failing_block() {
+    let errors = sweeper_goal::parse_all(
+        "goal: {target: goodput}
+workload: {isl: 0}
+search_space: {gpu_budget: 0}
+evaluator: {}
+sweep: {seed: -1}
+",
+    )
+    .unwrap_err();
+    let got: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|e| (e.rule(), e.path().unwrap_or("")))
+        .collect();
+    // the workload is skipped: its range rule needs a valid goal
+    assert_eq!(
+        got,
+        [
+            ("sla_missing", "goal.sla"),
+            ("out_of_range", "search_space.gpu_budget"),
+            ("evaluator_kind", "evaluator"),
+            ("out_of_range", "sweep.seed"),
+        ]
+    );
+    // parse gives the first of them
+    assert_eq!(
+        parse(
+            "goal: {target: goodput}
+sweep: {seed: -1}"
+        )
+        .unwrap_err()
+        .rule(),
+        "sla_missing"
+    );
+    // a workload error is reported beside a later block's when the goal is fine
+    let errors = sweeper_goal::parse_all(
+        "workload: {isl: 0}
+sweep: {seed: -1}",
+    )
+    .unwrap_err();
+    assert_eq!(errors.len(), 2);
+    assert_eq!(errors[0].path(), Some("workload.isl"));
+}

@@ -1,0 +1,4 @@
+//! Integration tests of `sweeper-score`: one binary (one link) for every module.
+
+mod front;
+mod scoring;

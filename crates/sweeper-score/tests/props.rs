@@ -1,0 +1,224 @@
+//! Property suite of the front kernels: the dominance invariants, the fast kernels against
+//! the O(n²) oracles, merging, ranks and hypervolume. `PROPTEST_CASES` raises the case count
+//! (`cargo xtask check-frontier --cases N` sets it).
+
+use proptest::prelude::*;
+use sweeper_goal::Direction;
+use sweeper_score::front::{
+    dominates, hypervolume, hypervolume_brute_force, merge_fronts, nondominated,
+    nondominated_brute_force, nondominated_ranks, nondominated_ranks_brute_force,
+    nondominated_sequential, nondominated_with_threshold, pareto_front_sorted,
+};
+
+/// Cases per property: small in code, `PROPTEST_CASES` from outside.
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(48);
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
+}
+
+/// A value from a small grid (forcing ties and duplicates), sometimes ±inf or -0.0.
+fn value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        8 => (-3i32..=3).prop_map(f64::from),
+        1 => Just(-0.0),
+        1 => prop_oneof![Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+        2 => -1.0e3..1.0e3f64,
+    ]
+}
+
+fn direction() -> impl Strategy<Value = Direction> {
+    prop_oneof![Just(Direction::Maximize), Just(Direction::Minimize)]
+}
+
+/// (d, directions, row-major data of up to `max_n` rows).
+fn matrix(max_d: usize, max_n: usize) -> impl Strategy<Value = (usize, Vec<Direction>, Vec<f64>)> {
+    (1..=max_d).prop_flat_map(move |d| {
+        (
+            Just(d),
+            proptest::collection::vec(direction(), d),
+            (0..=max_n).prop_flat_map(move |n| proptest::collection::vec(value(), n * d)),
+        )
+    })
+}
+
+/// Like [`matrix`] but with many rows drawn from a grid, clustered so that fronts are
+/// moderate: large enough for the pruning pass, the chunked parallel pass and the tree.
+fn big_matrix() -> impl Strategy<Value = (usize, Vec<Direction>, Vec<f64>)> {
+    (1..=6usize, 300..1400usize, 2..40i32).prop_flat_map(|(d, n, levels)| {
+        (
+            Just(d),
+            proptest::collection::vec(direction(), d),
+            proptest::collection::vec((0..levels).prop_map(f64::from), n * d),
+        )
+    })
+}
+
+fn row(data: &[f64], d: usize, i: usize) -> &[f64] {
+    &data[i * d..(i + 1) * d]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn dominance_is_irreflexive_asymmetric_transitive(
+        (d, dirs, a) in (1..=5usize).prop_flat_map(|d| (
+            Just(d),
+            proptest::collection::vec(direction(), d),
+            proptest::collection::vec((-1i32..=1).prop_map(f64::from), 3 * d),
+        ))
+    ) {
+        let (x, y, z) = (&a[..d], &a[d..2 * d], &a[2 * d..]);
+        prop_assert!(!dominates(x, x, &dirs));
+        if dominates(x, y, &dirs) {
+            prop_assert!(!dominates(y, x, &dirs));
+            if dominates(y, z, &dirs) {
+                prop_assert!(dominates(x, z, &dirs));
+            }
+        }
+    }
+
+    #[test]
+    fn front_rows_are_undominated_and_others_dominated_by_a_front_row(
+        (d, dirs, data) in matrix(6, 40)
+    ) {
+        let n = data.len() / d;
+        let front = nondominated(&data, d, &dirs).unwrap();
+        for i in 0..n {
+            if front.contains(&i) {
+                for j in 0..n {
+                    prop_assert!(!dominates(row(&data, d, j), row(&data, d, i), &dirs));
+                }
+            } else {
+                prop_assert!(front.iter().any(|&f| dominates(row(&data, d, f), row(&data, d, i), &dirs)));
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_sequential_and_brute_force_agree_small((d, dirs, data) in matrix(6, 90)) {
+        let brute = nondominated_brute_force(&data, d, &dirs).unwrap();
+        prop_assert_eq!(&nondominated_sequential(&data, d, &dirs).unwrap(), &brute);
+        prop_assert_eq!(&nondominated_with_threshold(&data, d, &dirs, 1).unwrap(), &brute);
+        prop_assert_eq!(&nondominated(&data, d, &dirs).unwrap(), &brute);
+    }
+
+    #[test]
+    fn parallel_sequential_and_brute_force_agree_large((d, dirs, data) in big_matrix()) {
+        let brute = nondominated_brute_force(&data, d, &dirs).unwrap();
+        prop_assert_eq!(&nondominated_sequential(&data, d, &dirs).unwrap(), &brute);
+        prop_assert_eq!(&nondominated_with_threshold(&data, d, &dirs, 1).unwrap(), &brute);
+    }
+
+    #[test]
+    fn front_is_invariant_under_row_permutation(
+        ((d, dirs, data), seed) in (matrix(6, 60), any::<u64>())
+    ) {
+        let n = data.len() / d;
+        // A seeded permutation: rows sorted by a hash of (seed, row).
+        let mut perm: Vec<usize> = (0..n).collect();
+        perm.sort_by_key(|&i| (i as u64 ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17));
+        let shuffled: Vec<f64> = perm.iter().flat_map(|&i| row(&data, d, i).iter().copied()).collect();
+        let mut back: Vec<usize> = nondominated(&shuffled, d, &dirs).unwrap().iter().map(|&k| perm[k]).collect();
+        back.sort_unstable();
+        prop_assert_eq!(back, nondominated(&data, d, &dirs).unwrap());
+    }
+
+    #[test]
+    fn front_is_invariant_under_sign_and_direction_flip(
+        ((d, dirs, data), col) in (matrix(6, 60), 0..6usize)
+    ) {
+        let col = col % d;
+        let mut flipped_dirs = dirs.clone();
+        flipped_dirs[col] = match dirs[col] {
+            Direction::Maximize => Direction::Minimize,
+            Direction::Minimize => Direction::Maximize,
+        };
+        let flipped: Vec<f64> = data.iter().enumerate().map(|(k, &x)| if k % d == col { -x } else { x }).collect();
+        prop_assert_eq!(
+            nondominated(&flipped, d, &flipped_dirs).unwrap(),
+            nondominated(&data, d, &dirs).unwrap()
+        );
+    }
+
+    #[test]
+    fn front_of_a_front_is_itself((d, dirs, data) in matrix(6, 60)) {
+        let front = nondominated(&data, d, &dirs).unwrap();
+        let sub: Vec<f64> = front.iter().flat_map(|&i| row(&data, d, i).iter().copied()).collect();
+        let again = nondominated(&sub, d, &dirs).unwrap();
+        prop_assert_eq!(again, (0..front.len()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn merge_of_fronts_is_front_of_union(
+        ((d, dirs, a), b_rows) in matrix(6, 50).prop_flat_map(|(d, dirs, a)| {
+            let b = proptest::collection::vec(value(), 0..=50 * d)
+                .prop_map(move |mut v| { v.truncate(v.len() / d * d); v });
+            (Just((d, dirs, a)), b)
+        })
+    ) {
+        let b = b_rows;
+        let na = a.len() / d;
+        let fa = nondominated(&a, d, &dirs).unwrap();
+        let fb = nondominated(&b, d, &dirs).unwrap();
+        let ra: Vec<f64> = fa.iter().flat_map(|&i| row(&a, d, i).iter().copied()).collect();
+        let rb: Vec<f64> = fb.iter().flat_map(|&i| row(&b, d, i).iter().copied()).collect();
+        let merged: Vec<usize> = merge_fronts(&ra, &rb, d, &dirs).unwrap().iter().map(|&k| {
+            if k < fa.len() { fa[k] } else { na + fb[k - fa.len()] }
+        }).collect();
+        let mut union = a.clone();
+        union.extend_from_slice(&b);
+        prop_assert_eq!(merged, nondominated(&union, d, &dirs).unwrap());
+    }
+
+    #[test]
+    fn ranks_match_peeling((d, dirs, data) in matrix(5, 60)) {
+        prop_assert_eq!(
+            nondominated_ranks(&data, d, &dirs).unwrap(),
+            nondominated_ranks_brute_force(&data, d, &dirs).unwrap()
+        );
+    }
+
+    #[test]
+    fn sorted_front_is_the_front_ordered_by_last_column((d, dirs, data) in matrix(4, 40)) {
+        let sorted = pareto_front_sorted(&data, d, &dirs).unwrap();
+        let mut set = sorted.clone();
+        set.sort_unstable();
+        prop_assert_eq!(set, nondominated(&data, d, &dirs).unwrap());
+        for w in sorted.windows(2) {
+            let (x, y) = (data[w[0] * d + d - 1], data[w[1] * d + d - 1]);
+            prop_assert!(x < y || (x == y && w[0] < w[1]));
+        }
+    }
+
+    #[test]
+    fn hypervolume_matches_cell_sum_and_grows_with_points(
+        ((d, dirs, data), extra, reference) in (1..=4usize).prop_flat_map(|d| (
+            (Just(d), proptest::collection::vec(direction(), d),
+                (0..=9usize).prop_flat_map(move |n| proptest::collection::vec(value(), n * d))),
+            proptest::collection::vec(value(), d),
+            proptest::collection::vec((-4i32..=0).prop_map(f64::from), d),
+        ))
+    ) {
+        // The reference sits at the "worst" side of each column so that volumes are non-trivial.
+        let reference: Vec<f64> = reference.iter().zip(&dirs).map(|(&r, &dir)| r * dir.sign()).collect();
+        let fast = hypervolume(&data, d, &dirs, &reference).unwrap();
+        let slow = hypervolume_brute_force(&data, d, &dirs, &reference).unwrap();
+        prop_assert!(fast.is_finite() == slow.is_finite(), "{} vs {}", fast, slow);
+        if fast.is_finite() {
+            prop_assert!((fast - slow).abs() <= 1e-9 * slow.abs().max(1.0), "{} vs {}", fast, slow);
+        } else {
+            prop_assert_eq!(fast, slow);
+        }
+        let mut more = data.clone();
+        more.extend_from_slice(&extra);
+        let grown = hypervolume(&more, d, &dirs, &reference).unwrap();
+        prop_assert!(grown >= fast * (1.0 - 1e-12), "{} < {}", grown, fast);
+    }
+}
