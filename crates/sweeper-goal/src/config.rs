@@ -74,7 +74,8 @@ pub fn parse(text: &str) -> Result<SweepConfig, ConfigError> {
 
 /// Like [`parse`], but reports the first failure of *each* block (goal, workload, search
 /// space, evaluator, sweep), in that order, so that a user fixes them in one pass. The
-/// workload is checked only when the goal is valid (its range rule needs the target). A
+/// workload is checked against the goal's target even when the goal failed for another
+/// reason, and skipped only when the target itself is unreadable. A
 /// syntax or structure error stops everything and comes alone. The `Err` vector is never
 /// empty.
 pub fn parse_all(text: &str) -> Result<SweepConfig, Vec<ConfigError>> {
@@ -87,8 +88,13 @@ pub fn parse_all(text: &str) -> Result<SweepConfig, Vec<ConfigError>> {
         &mut errors,
         raw.goal.as_ref().map(goal::from_raw).transpose(),
     );
-    let workload = goal.as_ref().and_then(|g| {
-        let g = g.clone().unwrap_or_default();
+    // A failed goal still has a usable target most of the time (e.g. only its SLA was
+    // wrong); the workload's checks need nothing else.
+    let target_goal = match &goal {
+        Some(g) => Some(g.clone().unwrap_or_default()),
+        None => goal::stand_in(raw.goal.as_ref()),
+    };
+    let workload = target_goal.and_then(|g| {
         keep(
             &mut errors,
             raw.workload

@@ -536,3 +536,46 @@ impl ConfigError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_and_syntax_have_no_path() {
+        let io = ConfigError::Io {
+            path: PathBuf::from("x.yaml"),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound).into(),
+        };
+        assert_eq!(io.path(), None);
+        assert_eq!(io.rule(), "io");
+        assert!(std::error::Error::source(&io).is_some());
+        assert_eq!(io.clone(), io);
+        let syntax = ConfigError::Syntax {
+            message: "bad".into(),
+            location: Some(Location { line: 2, column: 5 }),
+        };
+        assert_eq!(syntax.path(), None);
+        assert_eq!(syntax.location(), Some((2, 5)));
+        assert_eq!(
+            syntax.to_string(),
+            "invalid YAML/JSON (line 2, column 5): bad"
+        );
+    }
+
+    #[test]
+    fn messages_are_lowercase_without_a_period() {
+        let e = ConfigError::KvRangeOrder {
+            path: "workload.kv_load_ratio".into(),
+            min: 1.0,
+            max: 0.5,
+        };
+        let m = e.to_string();
+        assert!(
+            m.starts_with("workload.kv_load_ratio: range [1, 0.5]"),
+            "{m}"
+        );
+        assert!(!m.ends_with('.'));
+        assert_eq!(e.path(), Some("workload.kv_load_ratio"));
+    }
+}

@@ -260,6 +260,24 @@ fn sla_from_raw(s: &RawSla) -> Result<Sla, ConfigError> {
     })
 }
 
+/// A goal with this target and no other checks, for validating the workload of a config
+/// whose goal block failed for another reason (the workload only needs the target).
+pub(crate) fn stand_in(g: Option<&RawGoal>) -> Option<Goal> {
+    let target = match g.and_then(|g| g.target.as_ref()) {
+        None => Target::Scalar(Objective::Throughput),
+        Some(v) => target_at(v, "goal.target", false).ok()?,
+    };
+    let objectives = match target {
+        Target::Scalar(o) => vec![o],
+        Target::Pareto => DEFAULT_PARETO_OBJECTIVES.to_vec(),
+    };
+    Some(Goal {
+        target,
+        objectives,
+        sla: None,
+    })
+}
+
 /// Validates a raw `goal:` block.
 pub(crate) fn from_raw(g: &RawGoal) -> Result<Goal, ConfigError> {
     let target = match &g.target {
@@ -297,4 +315,48 @@ pub(crate) fn from_raw(g: &RawGoal) -> Result<Goal, ConfigError> {
         }
     };
     Goal::new(target, objectives, sla)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_goal_is_throughput_without_sla() {
+        let g = Goal::default();
+        assert_eq!(g.objectives(), &[Objective::Throughput]);
+        assert_eq!(g.sampler_metrics().len(), 1);
+        assert_eq!(
+            g.to_json_value(),
+            serde_json::json!({"target": "throughput"})
+        );
+    }
+
+    #[test]
+    fn sla_sufficiency() {
+        let s = |t: Option<f64>, i: Option<f64>, e: Option<f64>| Sla {
+            ttft_ms: t,
+            itl_ms: i,
+            e2e_ms: e,
+        };
+        assert!(s(None, None, Some(1.0)).is_sufficient());
+        assert!(s(Some(1.0), Some(1.0), None).is_sufficient());
+        assert!(!s(Some(1.0), None, None).is_sufficient());
+        assert!(!s(None, None, None).is_sufficient());
+        assert_eq!(
+            s(Some(1.5), None, None).to_json_value(),
+            serde_json::json!({"ttft_ms": 1.5})
+        );
+    }
+
+    #[test]
+    fn pareto_goal_writes_its_objectives_out() {
+        let g = Goal::new(Target::Pareto, None, None).unwrap();
+        assert_eq!(
+            g.to_json_value(),
+            serde_json::json!({"target": "pareto", "pareto_objectives": ["throughput_per_gpu", "throughput_per_user"]})
+        );
+        let m = g.sampler_metrics();
+        assert_eq!(m[1].name, "throughput_per_user");
+    }
 }

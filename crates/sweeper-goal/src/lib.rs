@@ -40,8 +40,8 @@
 //! - **Errors**: within a block, validation stops at the first failure (in key order of
 //!   the schema). [`parse`] returns the first failing block's error in the order goal,
 //!   workload, search space, evaluator, sweep; [`parse_all`] returns one error per failing
-//!   block (the workload is skipped when the goal failed, as its range rule needs the
-//!   target).
+//!   block (the workload is skipped only when the goal's target itself is unreadable, as
+//!   its range rule needs the target).
 //! - **SLA**: an SLA is allowed under any goal (it is passed to evaluators) and may set any
 //!   subset of its fields; only a goodput objective *requires* `e2e_ms` or the
 //!   `ttft_ms`+`itl_ms` pair. `sla: {}` is kept as an empty SLA.

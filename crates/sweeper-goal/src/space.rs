@@ -504,3 +504,57 @@ fn used_gpus(v: &RawValue, space: &SearchSpaceConfig) -> Result<UsedGpus, Config
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_and_integer_values() {
+        let v = ParameterSpec::Values {
+            values: vec![2.0],
+            log: false,
+        };
+        assert_eq!(v.constant_value(), Some(serde_json::json!(2)));
+        assert!(v.is_integer_valued());
+        let f = ParameterSpec::Float {
+            lo: 0.5,
+            hi: 0.5,
+            log: false,
+        };
+        assert_eq!(f.constant_value(), Some(serde_json::json!(0.5)));
+        assert!(!f.is_integer_valued());
+        let i = ParameterSpec::Int {
+            lo: 1,
+            hi: 8,
+            log: true,
+        };
+        assert!(!i.is_constant() && i.is_log() && i.is_integer_valued());
+        assert_eq!(i.min_value(), Some(1.0));
+        let c = ParameterSpec::Choices(vec!["a".into(), "b".into()]);
+        assert_eq!(c.min_value(), None);
+        assert!(!c.is_log());
+    }
+
+    #[test]
+    fn serializes_in_config_shape() {
+        let s = SearchSpaceConfig {
+            gpu_budget: 8,
+            used_gpus: Some(UsedGpus::Product(vec!["tp".into()])),
+            parameters: vec![
+                (
+                    "tp".into(),
+                    ParameterSpec::Values {
+                        values: vec![1.0, 2.0],
+                        log: true,
+                    },
+                ),
+                ("r".into(), ParameterSpec::Choices(vec!["x".into()])),
+            ],
+        };
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            r#"{"gpu_budget":8,"used_gpus":["tp"],"parameters":{"tp":{"values":[1,2],"log":true},"r":{"choices":["x"]}}}"#
+        );
+    }
+}

@@ -177,3 +177,30 @@ pub(crate) fn from_raw(s: &RawSweep) -> Result<SweepSettings, ConfigError> {
         algorithm,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn algorithm_names_round_trip() {
+        for a in AlgorithmName::ALL {
+            assert_eq!(AlgorithmName::from_name(a.name()), Some(a));
+            assert_eq!(
+                serde_json::to_value(a).unwrap(),
+                serde_json::json!(a.name())
+            );
+        }
+        assert_eq!(AlgorithmName::from_name("DEFAULT"), None);
+    }
+
+    #[test]
+    fn defaults_follow_the_spec() {
+        let s = SweepSettings::default();
+        assert_eq!(
+            (s.max_rounds, s.parallel_evals, s.candidates_per_round),
+            (20, 16, 16)
+        );
+        assert_eq!((s.max_eval_seconds, s.seed), (600.0, 42));
+    }
+}

@@ -383,3 +383,37 @@ fn kv_load(v: &RawValue, goal: &Goal) -> Result<Load, ConfigError> {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_numbers_serialize_as_integers() {
+        assert_eq!(serde_json::to_string(&Num(4.0)).unwrap(), "4");
+        assert_eq!(serde_json::to_string(&Num(0.25)).unwrap(), "0.25");
+        assert_eq!(serde_json::to_string(&Num(1e300)).unwrap(), "1e+300");
+    }
+
+    #[test]
+    fn load_helpers() {
+        assert_eq!(Load::Concurrency(3).fixed_concurrency(), Some(3));
+        assert_eq!(Load::KvLoadRatio(0.5).fixed_concurrency(), None);
+        assert_eq!(Load::RequestRate(2.0).key(), "request_rate");
+        assert_eq!(
+            Load::KvLoadRange { min: 0.1, max: 0.9 }.kv_load_range(),
+            Some((0.1, 0.9))
+        );
+        let w = Workload::Synthetic {
+            isl: 10,
+            osl: 4,
+            num_request_ratio: 0.5,
+            load: Load::RequestRate(7.0),
+        };
+        assert_eq!(w.request_count_at(7.0), Some(4)); // 3.5 rounds to even
+        assert_eq!(
+            w.to_json_value(),
+            serde_json::json!({"isl": 10, "osl": 4, "num_request_ratio": 0.5, "request_rate": 7})
+        );
+    }
+}

@@ -233,3 +233,27 @@ sweep: {algorithm: tpe}
         assert!(err.contains(path), "{path} missing in {err}");
     }
 }
+
+#[test]
+fn error_output_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(
+        dir.path(),
+        "bad.yaml",
+        "goal:\n  target: pareto\n  pareto_objectives: [goodput, throughput_per_user]\n  tagret: x\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: [1, 2]}\nsweep: {max_eval_seconds: .inf}\n",
+    );
+    let out = validate(&[&cfg]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr).replace(&cfg, "[CONFIG]");
+    insta::assert_snapshot!(err);
+
+    let cfg = write_config(
+        dir.path(),
+        "multi.yaml",
+        "goal: {target: goodput, sla: {ttft_ms: 100}}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: 1.9}\nsearch_space: {used_gpus: [tp], parameters: {tp: {values: [0.5, 1]}}}\nsweep: {algorithm: bayes}\n",
+    );
+    let out = validate(&[&cfg]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr).replace(&cfg, "[CONFIG]");
+    insta::assert_snapshot!("multi_error_output", err);
+}

@@ -877,45 +877,50 @@ fn syntax_errors_carry_line_and_column() {
 
 #[test]
 fn parse_all_reports_one_error_per_failing_block() {
-    let errors = sweeper_goal::parse_all(
-        "goal: {target: goodput}
-workload: {isl: 0}
-search_space: {gpu_budget: 0}
-evaluator: {}
-sweep: {seed: -1}
-",
-    )
-    .unwrap_err();
-    let got: Vec<(&str, &str)> = errors
-        .iter()
-        .map(|e| (e.rule(), e.path().unwrap_or("")))
-        .collect();
-    // the workload is skipped: its range rule needs a valid goal
+    let rules = |text: &str| -> Vec<(&'static str, String)> {
+        sweeper_goal::parse_all(text)
+            .unwrap_err()
+            .iter()
+            .map(|e| (e.rule(), e.path().unwrap_or("").to_owned()))
+            .collect()
+    };
+    let all = "goal: {target: goodput}\nworkload: {isl: 0}\nsearch_space: {gpu_budget: 0}\nevaluator: {}\nsweep: {seed: -1}\n";
+    let want = |xs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
+        xs.iter().map(|(r, p)| (*r, (*p).to_owned())).collect()
+    };
+    // the goal fails on its SLA, but its target is readable: the workload is checked too
     assert_eq!(
-        got,
-        [
+        rules(all),
+        want(&[
             ("sla_missing", "goal.sla"),
+            ("out_of_range", "workload.isl"),
             ("out_of_range", "search_space.gpu_budget"),
             ("evaluator_kind", "evaluator"),
             ("out_of_range", "sweep.seed"),
-        ]
+        ])
+    );
+    // an unreadable target skips the workload: its range rule needs the target
+    assert_eq!(
+        rules(&all.replace("goodput", "speed")),
+        want(&[
+            ("unknown_target", "goal.target"),
+            ("out_of_range", "search_space.gpu_budget"),
+            ("evaluator_kind", "evaluator"),
+            ("out_of_range", "sweep.seed"),
+        ])
+    );
+    // the range rule uses the target of a goal that failed on its SLA
+    assert_eq!(
+        rules(
+            "goal: {target: goodput}\nworkload: {isl: 10, osl: 1, num_request_ratio: 1, kv_load_ratio: [0, 1]}"
+        ),
+        want(&[
+            ("sla_missing", "goal.sla"),
+            ("kv_range_needs_pareto", "workload.kv_load_ratio"),
+        ])
     );
     // parse gives the first of them
-    assert_eq!(
-        parse(
-            "goal: {target: goodput}
-sweep: {seed: -1}"
-        )
-        .unwrap_err()
-        .rule(),
-        "sla_missing"
-    );
-    // a workload error is reported beside a later block's when the goal is fine
-    let errors = sweeper_goal::parse_all(
-        "workload: {isl: 0}
-sweep: {seed: -1}",
-    )
-    .unwrap_err();
-    assert_eq!(errors.len(), 2);
-    assert_eq!(errors[0].path(), Some("workload.isl"));
+    assert_eq!(parse(all).unwrap_err().rule(), "sla_missing");
+    // a syntax error comes alone
+    assert_eq!(rules("goal: [\nsweep: {seed: -1}"), want(&[("syntax", "")]));
 }
