@@ -47,9 +47,9 @@ impl ServingPlanner {
     pub fn planner_target(target: Target, objectives: &[Objective]) -> &'static str {
         match target {
             Target::Scalar(o) => match o {
-                Objective::Throughput | Objective::ThroughputPerGpu | Objective::ThroughputPerUser => {
-                    "throughput"
-                }
+                Objective::Throughput
+                | Objective::ThroughputPerGpu
+                | Objective::ThroughputPerUser => "throughput",
                 Objective::E2eLatency => "latency",
                 Objective::Goodput | Objective::GoodputPerGpu => "sla",
             },
@@ -87,19 +87,55 @@ mod tests {
     fn mapping_follows_the_issue() {
         use Objective as O;
         let cases = [
-            (Target::Scalar(O::Throughput), vec![O::Throughput], "throughput"),
-            (Target::Scalar(O::ThroughputPerGpu), vec![O::ThroughputPerGpu], "throughput"),
-            (Target::Scalar(O::ThroughputPerUser), vec![O::ThroughputPerUser], "throughput"),
-            (Target::Scalar(O::E2eLatency), vec![O::E2eLatency], "latency"),
+            (
+                Target::Scalar(O::Throughput),
+                vec![O::Throughput],
+                "throughput",
+            ),
+            (
+                Target::Scalar(O::ThroughputPerGpu),
+                vec![O::ThroughputPerGpu],
+                "throughput",
+            ),
+            (
+                Target::Scalar(O::ThroughputPerUser),
+                vec![O::ThroughputPerUser],
+                "throughput",
+            ),
+            (
+                Target::Scalar(O::E2eLatency),
+                vec![O::E2eLatency],
+                "latency",
+            ),
             (Target::Scalar(O::Goodput), vec![O::Goodput], "sla"),
-            (Target::Scalar(O::GoodputPerGpu), vec![O::GoodputPerGpu], "sla"),
-            (Target::Pareto, vec![O::ThroughputPerGpu, O::ThroughputPerUser], "throughput"),
-            (Target::Pareto, vec![O::GoodputPerGpu, O::ThroughputPerUser], "sla"),
+            (
+                Target::Scalar(O::GoodputPerGpu),
+                vec![O::GoodputPerGpu],
+                "sla",
+            ),
+            (
+                Target::Pareto,
+                vec![O::ThroughputPerGpu, O::ThroughputPerUser],
+                "throughput",
+            ),
+            (
+                Target::Pareto,
+                vec![O::GoodputPerGpu, O::ThroughputPerUser],
+                "sla",
+            ),
             (Target::Pareto, vec![O::E2eLatency, O::Goodput], "sla"),
-            (Target::Pareto, vec![O::E2eLatency, O::Throughput], "throughput"),
+            (
+                Target::Pareto,
+                vec![O::E2eLatency, O::Throughput],
+                "throughput",
+            ),
         ];
         for (target, objectives, want) in cases {
-            assert_eq!(ServingPlanner::planner_target(target, &objectives), want, "{target} {objectives:?}");
+            assert_eq!(
+                ServingPlanner::planner_target(target, &objectives),
+                want,
+                "{target} {objectives:?}"
+            );
         }
     }
 }

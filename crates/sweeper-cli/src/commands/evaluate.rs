@@ -35,7 +35,11 @@ pub(crate) fn run(args: &Args) -> CliResult {
                 "--candidate must be a JSON object of parameter values, not {other}"
             )));
         }
-        Err(e) => return Err(CliError::invalid(format!("--candidate is not valid JSON: {e}"))),
+        Err(e) => {
+            return Err(CliError::invalid(format!(
+                "--candidate is not valid JSON: {e}"
+            )));
+        }
     };
     let name = args
         .config
@@ -43,8 +47,13 @@ pub(crate) fn run(args: &Args) -> CliResult {
         .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
     let setup = evaluator_for(&config, &name).map_err(|e| CliError::invalid(e.to_string()))?;
     let mut planner = ServingPlanner::new();
-    let single = evaluate_candidate(&config, setup.evaluator.as_ref(), Some(&mut planner), &candidate)
-        .map_err(|e| CliError::invalid(e.to_string()))?;
+    let single = evaluate_candidate(
+        &config,
+        setup.evaluator.as_ref(),
+        Some(&mut planner),
+        &candidate,
+    )
+    .map_err(|e| CliError::invalid(e.to_string()))?;
     let report = match &single.outcome {
         Some(EvalOutcome::Report(r)) => serde_json::to_value(r).unwrap_or(Value::Null),
         _ => Value::Null,

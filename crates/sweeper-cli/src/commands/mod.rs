@@ -92,6 +92,5 @@ pub(crate) fn print_stderr(text: &str) {
 pub(crate) fn load_config(path: &std::path::Path) -> Result<sweeper_goal::SweepConfig, CliError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::io(format!("cannot read config {}: {e}", path.display())))?;
-    sweeper_goal::parse(&text)
-        .map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))
+    sweeper_goal::parse(&text).map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))
 }

@@ -40,7 +40,10 @@ pub(crate) fn run(args: &Args) -> CliResult {
         let text = std::fs::read_to_string(&file)
             .map_err(|e| CliError::io(format!("{}: {e}", file.display())))?;
         serde_json::from_str(&text).map_err(|e| {
-            CliError::invalid(format!("{}: not a sweeper result.json: {e}", file.display()))
+            CliError::invalid(format!(
+                "{}: not a sweeper result.json: {e}",
+                file.display()
+            ))
         })?
     };
     let (name, svg) = plot_of(&result);

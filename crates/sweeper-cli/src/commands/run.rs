@@ -6,7 +6,9 @@ use serde_json::Value;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use sweeper_cli::provider::ServingPlanner;
-use sweeper_cli::run::{Progress, ResultFile, RunObserver, RunOptions, Sweeper, candidates_csv, evaluator_for};
+use sweeper_cli::run::{
+    Progress, ResultFile, RunObserver, RunOptions, Sweeper, candidates_csv, evaluator_for,
+};
 
 /// Arguments of `sweeper run`.
 #[derive(Debug, clap::Args)]
@@ -107,8 +109,10 @@ pub(crate) fn run(args: &Args) -> CliResult {
     } else {
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar
     };
@@ -144,7 +148,11 @@ pub(crate) fn run(args: &Args) -> CliResult {
             .collect();
         summary.push_str(&format!("; top reasons: {}", top.join("; ")));
     }
-    let plot = if result.pareto { "front.svg" } else { "best.svg" };
+    let plot = if result.pareto {
+        "front.svg"
+    } else {
+        "best.svg"
+    };
     super::print_stderr(&format!(
         "{summary}\nsweeper: results in {} (result.json, result.csv, {plot})\n",
         out_dir.display()
@@ -188,7 +196,10 @@ fn result_table(file: &ResultFile) -> String {
         }
     }
     let front = file.kind == "front";
-    let mut header = vec![if front { "#" } else { "rank" }.to_owned(), "trial".to_owned()];
+    let mut header = vec![
+        if front { "#" } else { "rank" }.to_owned(),
+        "trial".to_owned(),
+    ];
     header.extend(params.iter().cloned());
     header.push("gpus".into());
     if front {
@@ -219,7 +230,11 @@ fn result_table(file: &ResultFile) -> String {
             } else {
                 // the raw objective value reads better than the signed score
                 let raw = c.get("score").and_then(Value::as_f64).map(|s| {
-                    if file.objectives.first().is_some_and(|o| o.direction == "minimize") {
+                    if file
+                        .objectives
+                        .first()
+                        .is_some_and(|o| o.direction == "minimize")
+                    {
                         -s
                     } else {
                         s

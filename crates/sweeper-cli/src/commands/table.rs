@@ -64,7 +64,10 @@ mod tests {
     fn aligns_numbers_right_and_text_left() {
         let t = render(
             &["name".into(), "value".into()],
-            &[vec!["a".into(), "1".into()], vec!["long".into(), "123.5".into()]],
+            &[
+                vec!["a".into(), "1".into()],
+                vec!["long".into(), "123.5".into()],
+            ],
         );
         assert_eq!(t, "name  value\n----  -----\na         1\nlong  123.5\n");
         assert_eq!(number(3.0), "3");

@@ -133,8 +133,7 @@ pub(crate) fn read(path: &Path, fingerprint: &str) -> Result<HashMap<u64, Record
         };
         match line {
             Line::Header {
-                fingerprint: found,
-                ..
+                fingerprint: found, ..
             } => {
                 if number != 0 {
                     return Err(RunError::Journal {

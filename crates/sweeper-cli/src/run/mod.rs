@@ -277,18 +277,16 @@ impl<'a> Sweeper<'a> {
         let config = self.config;
         let settings = &config.sweep;
         let goal = &config.goal;
-        let objectives: Vec<Objective> = goal.objectives().to_vec();
-        let pareto = goal.is_pareto();
-        let budget = f64::from(u32::try_from(config.search_space.gpu_budget).unwrap_or(u32::MAX));
 
         if let Some(provider) = self.provider.as_deref_mut() {
             provider.prepare(&SweepContext { config });
         }
 
-        std::fs::create_dir_all(&options.out_dir).map_err(|e| RunError::io(&options.out_dir, &e))?;
+        std::fs::create_dir_all(&options.out_dir)
+            .map_err(|e| RunError::io(&options.out_dir, &e))?;
         let journal_path = options.out_dir.join("journal.jsonl");
         let fp = journal::fingerprint(&config.to_json_value().to_string());
-        let (mut journal, recorded) = if options.resume {
+        let (journal, recorded) = if options.resume {
             let recorded = journal::read(&journal_path, &fp)?;
             (journal::Journal::reopen(&journal_path)?, recorded)
         } else {
@@ -297,7 +295,10 @@ impl<'a> Sweeper<'a> {
                 fingerprint: fp,
                 seed: settings.seed,
             };
-            (journal::Journal::create(&journal_path, &header)?, HashMap::new())
+            (
+                journal::Journal::create(&journal_path, &header)?,
+                HashMap::new(),
+            )
         };
 
         let algorithm = match settings.algorithm {
@@ -312,6 +313,24 @@ impl<'a> Sweeper<'a> {
             algorithm,
             settings.seed,
         )?;
+        self.run_with(&mut study, options, journal, &recorded, &journal_path)
+    }
+
+    /// The rounds, with any source of trials (the study; a repeating one in tests).
+    fn run_with(
+        mut self,
+        study: &mut dyn Proposer,
+        options: &RunOptions,
+        mut journal: journal::Journal,
+        recorded: &HashMap<u64, journal::Recorded>,
+        journal_path: &Path,
+    ) -> Result<RunResult, RunError> {
+        let config = self.config;
+        let settings = &config.sweep;
+        let goal = &config.goal;
+        let objectives: Vec<Objective> = goal.objectives().to_vec();
+        let pareto = goal.is_pareto();
+        let budget = config.search_space.gpu_budget as f64;
 
         let per_round = u64::from(settings.candidates_per_round);
         let max_trials = settings.max_trials.unwrap_or(u64::MAX);
@@ -353,8 +372,18 @@ impl<'a> Sweeper<'a> {
                 let mut prepared = Vec::with_capacity(batch.len());
                 let mut batch_keys: HashMap<String, usize> = HashMap::new();
                 for trial in &batch {
-                    let p = self.prepare(trial, &recorded, &journal_path, &cache, &mut batch_keys, prepared.len())?;
-                    if !recorded.get(&trial.id).is_some_and(|r| r.parameters.is_some()) {
+                    let p = self.prepare(
+                        trial,
+                        recorded,
+                        journal_path,
+                        &cache,
+                        &mut batch_keys,
+                        prepared.len(),
+                    )?;
+                    if !recorded
+                        .get(&trial.id)
+                        .is_some_and(|r| r.parameters.is_some())
+                    {
                         journal.append(&journal::Line::Suggest {
                             trial: trial.id,
                             parameters: p.parameters.clone(),
@@ -436,7 +465,11 @@ impl<'a> Sweeper<'a> {
                         );
                         (status, reason, measurement)
                     } else if let Some(hit) = cache.get(&p.key) {
-                        (Status::CacheHit, hit.reason.clone(), hit.measurement.clone())
+                        (
+                            Status::CacheHit,
+                            hit.reason.clone(),
+                            hit.measurement.clone(),
+                        )
                     } else {
                         let why = "internal: candidate was neither evaluated nor cached";
                         (Status::Failed, Some(why.to_owned()), None)
@@ -476,7 +509,11 @@ impl<'a> Sweeper<'a> {
                         config: config_map,
                         status,
                         reason,
-                        score: if status == Status::Feasible { score } else { None },
+                        score: if status == Status::Feasible {
+                            score
+                        } else {
+                            None
+                        },
                     });
                     self.observer.progress(&Progress {
                         done: tallies.total(),
@@ -600,6 +637,25 @@ fn record_load(config: &mut Map<String, Value>, report: &RawReport) {
     }
 }
 
+/// A source of trials: the study, or (in tests) a wrapper that repeats its trials.
+trait Proposer {
+    fn suggest(&mut self, count: usize) -> Result<Vec<sweeper_sampler::Trial>, RunError>;
+    fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError>;
+    fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError>;
+}
+
+impl Proposer for Study {
+    fn suggest(&mut self, count: usize) -> Result<Vec<sweeper_sampler::Trial>, RunError> {
+        Ok(Study::suggest(self, count)?)
+    }
+    fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError> {
+        Ok(Study::observe(self, trial, measurement)?)
+    }
+    fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
+        Ok(Study::observe_infeasible(self, trial, reason)?)
+    }
+}
+
 /// The study measurement of a feasible candidate: the signed score under `objective` for a
 /// scalar goal, every objective's raw value for a pareto goal.
 fn measurement_of(candidate: &Candidate, pareto: bool) -> BTreeMap<String, f64> {
@@ -646,7 +702,9 @@ fn classify(
             } else {
                 (
                     Status::Infeasible,
-                    Some(format!("over gpu_budget: used_gpus={used} > gpu_budget={budget}")),
+                    Some(format!(
+                        "over gpu_budget: used_gpus={used} > gpu_budget={budget}"
+                    )),
                     Some(report.clone()),
                 )
             }
@@ -755,7 +813,8 @@ pub fn result_from_journal(config: &SweepConfig, path: &Path) -> Result<ResultFi
             if rec.status == Status::Feasible {
                 let index = usize::try_from(id).unwrap_or(usize::MAX);
                 let report = Report::from_map(index, raw.clone())?;
-                let c = sweeper_score::make_candidate(index, cfg.clone(), &report, &objectives, pareto);
+                let c =
+                    sweeper_score::make_candidate(index, cfg.clone(), &report, &objectives, pareto);
                 score = Some(c.score);
                 evaluated.push(c);
             }
@@ -792,4 +851,116 @@ pub fn result_from_journal(config: &SweepConfig, path: &Path) -> Result<ResultFi
     };
     let title = format!("{} (from the journal)", path.display());
     Ok(ResultFile::new(config, &result, &title))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Hands out every trial of the study twice (the copy under a new id), as a sampler
+    /// without deduplication would; observations of copies are dropped.
+    struct Twice(Study);
+
+    const COPY: u64 = 1_000_000;
+
+    impl Proposer for Twice {
+        fn suggest(&mut self, count: usize) -> Result<Vec<sweeper_sampler::Trial>, RunError> {
+            let mut out = Vec::new();
+            for t in self.0.suggest(count.div_ceil(2))? {
+                let mut copy = t.clone();
+                copy.id += COPY;
+                out.push(t);
+                out.push(copy);
+            }
+            out.truncate(count);
+            Ok(out)
+        }
+        fn observe(&mut self, trial: u64, m: &BTreeMap<String, f64>) -> Result<(), RunError> {
+            if trial < COPY {
+                Ok(self.0.observe(trial, m)?)
+            } else {
+                Ok(())
+            }
+        }
+        fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
+            if trial < COPY {
+                Ok(self.0.observe_infeasible(trial, reason)?)
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    struct Count(AtomicUsize);
+
+    impl Evaluator for Count {
+        fn evaluate(&self, _worker: usize, request: &EvalRequest) -> EvalOutcome {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            let tp = request.parameters["tp"].as_f64().unwrap_or(1.0);
+            EvalOutcome::Report(BTreeMap::from([(
+                "output_throughput_tok_s".to_owned(),
+                10.0 * tp,
+            )]))
+        }
+    }
+
+    #[test]
+    fn duplicates_are_answered_from_the_cache_and_observed_again() {
+        let config = sweeper_goal::parse(
+            "search_space: {gpu_budget: 8, parameters: {tp: {values: [1, 2, 4, 8]}}}
+sweep: {max_rounds: 2, candidates_per_round: 2, parallel_evals: 2, algorithm: random}",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let options = RunOptions {
+            out_dir: dir.path().to_owned(),
+            resume: false,
+            title: String::new(),
+        };
+        let header = journal::Line::Header {
+            sweeper: String::new(),
+            fingerprint: String::new(),
+            seed: 0,
+        };
+        let journal = journal::Journal::create(&dir.path().join("journal.jsonl"), &header).unwrap();
+        let evaluator = Count(AtomicUsize::new(0));
+        let mut quiet = Quiet;
+        let study = Study::new(
+            space::search_space(&config).unwrap(),
+            config.goal.sampler_metrics(),
+            Algorithm::Random,
+            1,
+        )
+        .unwrap();
+        let result = Sweeper::new(&config, &evaluator, &mut quiet)
+            .run_with(
+                &mut Twice(study),
+                &options,
+                journal,
+                &HashMap::new(),
+                dir.path(),
+            )
+            .unwrap();
+        let hits = result
+            .trials
+            .iter()
+            .filter(|t| t.status == Status::CacheHit)
+            .count();
+        assert!(hits > 0, "{:?}", result.tallies);
+        assert_eq!(result.tallies.cache_hits as usize, hits);
+        assert_eq!(
+            evaluator.0.load(Ordering::SeqCst),
+            result.trials.len() - hits
+        );
+        // a cache hit is not a new success: each round needed more attempts than candidates
+        assert!(result.trials.len() > 4);
+        // duplicates appear once in the ranking
+        let mut indices: Vec<usize> = result.candidates.iter().map(|c| c.index).collect();
+        indices.dedup();
+        assert_eq!(indices.len(), result.candidates.len());
+        assert!(result.candidates.iter().all(|c| c.index < COPY as usize));
+        let journal = std::fs::read_to_string(dir.path().join("journal.jsonl")).unwrap();
+        assert_eq!(journal.matches("cache_hit").count(), hits);
+    }
 }

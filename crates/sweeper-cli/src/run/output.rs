@@ -121,7 +121,10 @@ pub fn write_outputs(
         detail: e.to_string(),
     })?;
     write_atomic(&out_dir.join("result.json"), json.as_bytes())?;
-    write_atomic(&out_dir.join("result.csv"), candidates_csv(&file).as_bytes())?;
+    write_atomic(
+        &out_dir.join("result.csv"),
+        candidates_csv(&file).as_bytes(),
+    )?;
     let (name, svg) = plot_of(&file);
     write_atomic(&out_dir.join(name), svg.as_bytes())?;
     Ok(())
@@ -168,10 +171,10 @@ pub fn plot_of(file: &ResultFile) -> (&'static str, String) {
             .filter(|t| t.status != Status::CacheHit)
             .map(|t| (t.trial, t.score))
             .collect();
-        let label = file
-            .objectives
-            .first()
-            .map_or_else(|| "score".to_owned(), |o| format!("{} ({})", o.name, o.unit));
+        let label = file.objectives.first().map_or_else(
+            || "score".to_owned(),
+            |o| format!("{} ({})", o.name, o.unit),
+        );
         (
             "best.svg",
             crate::plot::best_by_trial_svg(&file.title, &label, &scores),
@@ -200,10 +203,21 @@ pub fn candidates_csv(file: &ResultFile) -> String {
     header.extend(config_keys.iter().cloned());
     header.push("used_gpus".into());
     header.push("score".into());
-    header.extend(file.objectives.iter().filter(|_| file.kind == "front").map(|o| o.name.clone()));
+    header.extend(
+        file.objectives
+            .iter()
+            .filter(|_| file.kind == "front")
+            .map(|o| o.name.clone()),
+    );
     header.extend(metric_keys.iter().cloned());
     let mut out = String::new();
-    out.push_str(&header.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","));
+    out.push_str(
+        &header
+            .iter()
+            .map(|h| csv_field(h))
+            .collect::<Vec<_>>()
+            .join(","),
+    );
     out.push('\n');
     for (pos, c) in file.candidates.iter().enumerate() {
         let mut row: Vec<String> = vec![(pos + 1).to_string(), cell(c.get("index"))];
@@ -220,7 +234,12 @@ pub fn candidates_csv(file: &ResultFile) -> String {
         for k in &metric_keys {
             row.push(cell(c.get("metrics").and_then(|m| m.get(k))));
         }
-        out.push_str(&row.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","));
+        out.push_str(
+            &row.iter()
+                .map(|h| csv_field(h))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
         out.push('\n');
     }
     out

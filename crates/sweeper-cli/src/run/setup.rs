@@ -33,7 +33,8 @@ pub fn evaluator_for(config: &SweepConfig, name: &str) -> Result<Setup, RunError
                 persistent: *persistent,
                 env: ev.env.clone(),
                 cwd: ev.cwd.clone(),
-                timeout: Duration::from_secs_f64(config.sweep.max_eval_seconds),
+                timeout: Duration::try_from_secs_f64(config.sweep.max_eval_seconds)
+                    .unwrap_or(Duration::MAX),
                 workers: config.sweep.parallel_evals.max(1) as usize,
             };
             let evaluator = CommandEvaluator::new(spec)
@@ -44,8 +45,8 @@ pub fn evaluator_for(config: &SweepConfig, name: &str) -> Result<Setup, RunError
             })
         }
         EvaluatorKind::Builtin(block) => {
-            let evaluator = BuiltinEvaluator::from_config(block)
-                .map_err(|e| RunError::Space(e.to_string()))?;
+            let evaluator =
+                BuiltinEvaluator::from_config(block).map_err(|e| RunError::Space(e.to_string()))?;
             let title = format!(
                 "{} on {}, gpu_budget {budget} (built-in model)",
                 evaluator.model_name(),
@@ -118,7 +119,9 @@ pub fn evaluate_candidate(
             request: None,
             outcome: None,
             status: Status::Infeasible,
-            reason: Some(format!("over gpu_budget: used_gpus={g} > gpu_budget={budget}")),
+            reason: Some(format!(
+                "over gpu_budget: used_gpus={g} > gpu_budget={budget}"
+            )),
             candidate: None,
         });
     }

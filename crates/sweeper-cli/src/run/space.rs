@@ -96,7 +96,9 @@ pub(crate) fn declared_gpus(
             let mut product: u64 = 1;
             for name in names {
                 let value = parameters.get(name).ok_or_else(|| {
-                    format!("search_space.used_gpus names `{name}`, which the candidate does not have")
+                    format!(
+                        "search_space.used_gpus names `{name}`, which the candidate does not have"
+                    )
                 })?;
                 let n = value
                     .as_u64()
