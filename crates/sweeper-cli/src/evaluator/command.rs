@@ -197,7 +197,7 @@ impl Drop for CommandEvaluator {
 
 /// Runs one one-shot evaluation: spawn, write, collect, judge.
 fn run_once(spec: &CommandSpec, input: Vec<u8>) -> EvalOutcome {
-    let deadline = Instant::now() + spec.timeout;
+    let deadline = deadline_after(spec.timeout);
     let mut proc = match Proc::spawn(spec, StdoutMode::Whole) {
         Ok(proc) => proc,
         Err(e) => return EvalOutcome::Failed(start_failure(spec, &e)),
@@ -302,6 +302,18 @@ pub(super) fn with_tail(reason: String, tail: Option<String>) -> String {
         None => reason,
     }
 }
+
+/// The instant `limit` from now; a limit too large to represent (`Duration::MAX`) is as
+/// good as none.
+pub(super) fn deadline_after(limit: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(limit)
+        .or_else(|| now.checked_add(FOREVER))
+        .unwrap_or(now)
+}
+
+/// A deadline that never comes in practice (about 30 years).
+const FOREVER: Duration = Duration::from_secs(1 << 30);
 
 pub(super) fn timeout_reason(limit: Duration) -> String {
     format!("evaluation ran over the {limit:?} limit (max_eval_seconds) and was killed")

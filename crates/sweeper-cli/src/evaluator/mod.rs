@@ -60,4 +60,5 @@ mod report;
 pub use command::{
     CommandEvaluator, CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, EvaluatorError,
 };
+pub use process::kill_running_evaluators;
 pub use report::parse_report;

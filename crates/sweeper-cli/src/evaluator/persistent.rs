@@ -7,8 +7,8 @@
 
 use super::EvalOutcome;
 use super::command::{
-    CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, answer_outcome, start_failure, timeout_reason,
-    with_tail,
+    CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, answer_outcome, deadline_after, start_failure,
+    timeout_reason, with_tail,
 };
 use super::process::{self, Event, MAX_STDOUT_BYTES, Proc, StdoutMode};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
@@ -43,7 +43,7 @@ impl Workers {
         if slot.as_mut().is_some_and(|proc| !idle_and_alive(proc)) {
             *slot = None;
         }
-        let deadline = Instant::now() + spec.timeout;
+        let deadline = deadline_after(spec.timeout);
         if slot.is_none() {
             match Proc::spawn(spec, StdoutMode::Lines) {
                 Ok(proc) => *slot = Some(proc),

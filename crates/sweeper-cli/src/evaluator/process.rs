@@ -16,12 +16,12 @@ use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
 /// The most an evaluator may print on stdout for one candidate (one-shot: the whole output;
@@ -99,6 +99,7 @@ impl Proc {
         let (stdin, stdout, stderr) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (tx, events) = mpsc::channel();
+        live_groups().insert(pid as i32);
         // From here on, an early return drops `proc`, which kills the group and reaps.
         let mut proc = Proc {
             child,
@@ -197,8 +198,35 @@ impl Proc {
             return None;
         }
         self.reaped = true;
+        // Out of the registry before the reap, under its lock: `kill_running_evaluators`
+        // never signals a group whose id could have been reused.
+        live_groups().remove(&self.group.as_raw());
         self.child.wait().ok()
     }
+}
+
+/// The process groups of the evaluators that are running (spawned and not reaped).
+static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
+    LIVE_GROUPS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Kills the process group of every evaluator this process is running (one-shot
+/// evaluations in flight and persistent workers) and returns how many groups were
+/// signalled.
+///
+/// Evaluators run in process groups of their own, so a Ctrl-C at the terminal reaches
+/// sweeper only, and an evaluator outlives a sweeper that dies without unwinding. A binary
+/// that handles SIGINT or SIGTERM calls this from its handler before exiting. The
+/// evaluations in flight then end as failures (killed by SIGKILL). Safe to call from any
+/// thread, at any time: a group is signalled only while its leader is unreaped.
+pub fn kill_running_evaluators() -> usize {
+    let groups = live_groups();
+    for &group in groups.iter() {
+        let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+    }
+    groups.len()
 }
 
 impl Drop for Proc {
@@ -357,6 +385,18 @@ impl Tail {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Calling `kill_running_evaluators` here would also kill the evaluators of tests running
+    // alongside; what it relies on is the registry, checked here.
+    #[test]
+    fn a_running_evaluator_is_registered_until_reaped() {
+        let spec = CommandSpec::new(vec!["sleep".to_owned(), "60".to_owned()]);
+        let mut proc = Proc::spawn(&spec, StdoutMode::Whole).unwrap();
+        let group = proc.group.as_raw();
+        assert!(live_groups().contains(&group));
+        assert_eq!(describe_exit(proc.finish()), "killed by signal SIGKILL");
+        assert!(!live_groups().contains(&group));
+    }
 
     #[test]
     fn the_tail_keeps_the_last_lines_trimmed_on_one_line() {

@@ -245,6 +245,29 @@ mod tests {
     }
 
     #[test]
+    fn python_float_spellings_read_exactly() {
+        // As Python's `json.dumps` writes them (repr of a float).
+        for (text, expected) in [
+            ("1e+300", 1e300),
+            ("-0.0", -0.0),
+            ("5e-324", 5e-324),
+            ("1.7976931348623157e+308", f64::MAX),
+            ("0.1", 0.1),
+            ("123456789012345678", 123_456_789_012_345_680.0),
+            ("-9223372036854775808", i64::MIN as f64),
+        ] {
+            let report = parse_report(&format!("{{\"m\": {text}}}")).unwrap();
+            assert_eq!(report["m"].to_bits(), expected.to_bits(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_number_out_of_range_is_malformed() {
+        let err = parse_report(r#"{"m": 1e400}"#).unwrap_err();
+        assert!(err.starts_with("malformed report: "), "{err}");
+    }
+
+    #[test]
     fn an_empty_object_is_an_empty_report() {
         assert!(parse_report("{}").unwrap().is_empty());
     }

@@ -139,6 +139,15 @@ fn the_candidate_serializes_to_the_issue_shape() {
 }
 
 #[test]
+fn an_unbounded_limit_is_no_limit() {
+    let spec = CommandSpec {
+        timeout: Duration::MAX,
+        ..oneshot("good")
+    };
+    assert_eq!(report(run(spec))["throughput"], 1250.5);
+}
+
+#[test]
 fn a_good_report_comes_back_with_its_numbers() {
     let report = report(run(oneshot("good")));
     assert_eq!(
