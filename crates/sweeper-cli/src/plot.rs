@@ -11,6 +11,11 @@
 //!   against tok/s/user by default), every candidate in grey, the front as a highlighted
 //!   step line through its points; three or more draw one panel per pair of objectives.
 //! - [`best_by_trial_svg`]: a scalar goal's score per trial and the best score so far.
+//! - [`objective_label`]: a target's axis label with its unit.
+//!
+//! The step line needs to know which way the x objective points: labels naming a latency
+//! (`latency`, `ttft`, `tpot`, `itl`) are taken as minimized, everything else as maximized,
+//! as in SPEC 2 where `e2e_latency` is the only minimized target.
 //!
 //! ```
 //! use sweeper_cli::plot::{PlotSeries, frontier_svg};
@@ -35,6 +40,19 @@ pub struct PlotSeries<'a> {
     pub points: &'a [Vec<f64>],
     /// Indices into `points` of the candidates on the front.
     pub front: &'a [usize],
+}
+
+/// An axis label for a goal target: its name and its unit, e.g. `throughput_per_gpu`
+/// → `throughput_per_gpu (tok/s/gpu)`. Unknown names are returned as they are.
+pub fn objective_label(target: &str) -> String {
+    let unit = match target {
+        "throughput" | "goodput" => "tok/s",
+        "throughput_per_gpu" | "goodput_per_gpu" => "tok/s/gpu",
+        "throughput_per_user" => "tok/s/user",
+        "e2e_latency" => "ms",
+        _ => return target.to_owned(),
+    };
+    format!("{target} ({unit})")
 }
 
 const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
@@ -431,14 +449,20 @@ impl Axis {
         if integer {
             step = step.max(1.0).round();
         }
-        let lo_t = (lo / step).floor() * step;
-        let hi_t = (hi / step).ceil() * step;
-        let n = ((hi_t - lo_t) / step).round() as usize;
-        let ticks: Vec<f64> = (0..=n).map(|k| lo_t + step * k as f64).collect();
+        // Snap the domain out to the next tick when that wastes little room; else keep the
+        // padded data range and label only the ticks inside it.
+        let slack = 0.12 * (hi - lo);
+        let floor = (lo / step).floor() * step;
+        let ceil = (hi / step).ceil() * step;
+        let lo = if lo - floor <= slack { floor } else { lo };
+        let hi = if ceil - hi <= slack { ceil } else { hi };
+        let first = (lo / step - 1e-9).ceil() as i64;
+        let last = (hi / step + 1e-9).floor() as i64;
+        let ticks: Vec<f64> = (first..=last).map(|k| k as f64 * step).collect();
         let labels = tick_labels(&ticks, step);
         Axis {
-            lo: lo_t,
-            hi: hi_t.max(lo_t + step),
+            lo,
+            hi: if hi > lo { hi } else { lo + step },
             ticks,
             labels,
         }
@@ -545,16 +569,14 @@ fn tick_labels(ticks: &[f64], step: f64) -> Vec<String> {
         .iter()
         .map(|&v| {
             let s = format!("{:.*}", decimals, v / scale);
-            let s = if s
-                .trim_start_matches('-')
+            if s.trim_start_matches('-')
                 .chars()
                 .all(|c| c == '0' || c == '.')
             {
-                format!("{:.*}", decimals, 0.0)
+                "0".to_owned()
             } else {
-                s
-            };
-            format!("{s}{suffix}")
+                format!("{s}{suffix}")
+            }
         })
         .collect()
 }
@@ -689,7 +711,11 @@ mod tests {
             b.labels
         );
         let c = Axis::fit(&[20_000.0, 90_000.0], 5.0, false);
-        assert!(c.labels.iter().all(|l| l.ends_with('k')), "{:?}", c.labels);
+        assert!(
+            c.labels.iter().all(|l| l == "0" || l.ends_with('k')),
+            "{:?}",
+            c.labels
+        );
         let d = Axis::fit(&[5.0], 5.0, false);
         assert!(d.lo < 5.0 && d.hi > 5.0);
         let e = Axis::fit(&[-1.0, 1.0], 5.0, false);
@@ -698,6 +724,18 @@ mod tests {
             "{:?}",
             e.labels
         );
+    }
+
+    #[test]
+    fn labels_carry_units() {
+        assert_eq!(
+            objective_label("throughput_per_gpu"),
+            "throughput_per_gpu (tok/s/gpu)"
+        );
+        assert_eq!(objective_label("e2e_latency"), "e2e_latency (ms)");
+        assert_eq!(objective_label("custom"), "custom");
+        assert!(is_minimized(&objective_label("e2e_latency")));
+        assert!(!is_minimized(&objective_label("throughput_per_user")));
     }
 
     #[test]

@@ -170,3 +170,40 @@ pub(crate) fn steady_state(
         request_rate,
     }
 }
+
+/// One replica under an open loop of `rate` requests per second, `requests` in all: the
+/// batch settles where its completion rate matches the arrival rate (found by bisection;
+/// no queueing below saturation). Past saturation the batch is full and the queue grows
+/// for the whole run, so a request waits on average half the backlog the run accumulates.
+/// Returns the steady state and the completion rate.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn open_loop(
+    s: &Settings,
+    r: &Rates,
+    tp: f64,
+    rate: f64,
+    slots: f64,
+    isl: f64,
+    osl: f64,
+    requests: f64,
+) -> (SteadyState, f64) {
+    let full = steady_state(s, r, tp, slots, slots, isl, osl);
+    if rate >= full.request_rate {
+        let backlog_wait = requests / 2.0 * (1.0 / full.request_rate - 1.0 / rate);
+        let ss = SteadyState {
+            queue_wait: backlog_wait.max(0.0),
+            ..full
+        };
+        return (ss, full.request_rate);
+    }
+    let (mut lo, mut hi) = (0.0f64, slots);
+    for _ in 0..48 {
+        let mid = 0.5 * (lo + hi);
+        if steady_state(s, r, tp, mid, mid, isl, osl).request_rate < rate {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (steady_state(s, r, tp, hi, hi, isl, osl), rate)
+}
