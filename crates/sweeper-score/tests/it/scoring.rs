@@ -196,3 +196,171 @@ fn nan_is_rejected_naming_candidate_and_key() {
         })
     );
 }
+
+/// Property tests of the scoring layer (the kernels' own suite is `tests/props.rs`).
+/// Small in-code case count; `PROPTEST_CASES` raises it.
+mod props {
+    use proptest::prelude::*;
+    use serde_json::Map;
+    use std::collections::BTreeMap;
+    use sweeper_goal::{Direction, Objective};
+    use sweeper_score::{
+        Candidate, KNOWN_METRICS, Report, make_candidate, objective_value, pareto_front, rank,
+        score,
+    };
+
+    fn config() -> ProptestConfig {
+        let cases = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(64);
+        ProptestConfig {
+            cases,
+            ..ProptestConfig::default()
+        }
+    }
+
+    /// A report value: small grid (ties), zero and negative zero, ±inf, ordinary numbers.
+    fn value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            6 => (-2i32..=4).prop_map(f64::from),
+            1 => Just(-0.0),
+            1 => prop_oneof![Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+            2 => -1.0e6..1.0e6f64,
+        ]
+    }
+
+    /// A report over the known keys, each present or missing.
+    fn report() -> impl Strategy<Value = Report> {
+        proptest::collection::vec(proptest::option::of(value()), KNOWN_METRICS.len()).prop_map(
+            |values| {
+                let map: BTreeMap<String, f64> = KNOWN_METRICS
+                    .iter()
+                    .zip(values)
+                    .filter_map(|(k, v)| v.map(|v| ((*k).to_owned(), v)))
+                    .collect();
+                Report::from_map(0, map).expect("no NaN in the strategy")
+            },
+        )
+    }
+
+    fn objective() -> impl Strategy<Value = Objective> {
+        proptest::sample::select(Objective::ALL.to_vec())
+    }
+
+    fn gpus() -> impl Strategy<Value = f64> {
+        prop_oneof![(0u8..=4).prop_map(f64::from), Just(f64::INFINITY)]
+    }
+
+    fn candidates(
+        objectives: Vec<Objective>,
+        pareto: bool,
+    ) -> impl Strategy<Value = Vec<Candidate>> {
+        proptest::collection::vec((report(), gpus()), 0..24).prop_map(move |rows| {
+            rows.into_iter()
+                .enumerate()
+                .map(|(i, (r, g))| {
+                    let mut config = Map::new();
+                    config.insert("used_gpus".into(), sweeper_score::json_f64::to_value(g));
+                    make_candidate(i, config, &r, &objectives, pareto)
+                })
+                .collect()
+        })
+    }
+
+    /// Two or three distinct objectives.
+    fn objective_set() -> impl Strategy<Value = Vec<Objective>> {
+        proptest::sample::subsequence(Objective::ALL.to_vec(), 2..=3).prop_shuffle()
+    }
+
+    /// The candidate-level dominance of SPEC 3, written directly.
+    fn dominates(a: &Candidate, b: &Candidate, objectives: &[Objective]) -> bool {
+        let mut strictly = false;
+        for &o in objectives {
+            let s = o.direction().sign();
+            let (x, y) = (s * a.objective(o).unwrap(), s * b.objective(o).unwrap());
+            if x < y {
+                return false;
+            }
+            if x > y {
+                strictly = true;
+            }
+        }
+        strictly
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn scores_are_never_nan(r in report(), o in objective()) {
+            let v = objective_value(&r, o);
+            prop_assert!(!v.is_nan());
+            prop_assert!(!score(&r, o).is_nan());
+            let signed = match o.direction() {
+                Direction::Maximize => v,
+                Direction::Minimize => -v,
+            };
+            prop_assert_eq!(score(&r, o).to_bits(), signed.to_bits());
+        }
+
+        #[test]
+        fn rank_is_a_sorted_stable_permutation(
+            cs in objective().prop_flat_map(|o| candidates(vec![o], false)),
+        ) {
+            let n = cs.len();
+            let ranked = rank(cs);
+            let mut seen: Vec<usize> = ranked.iter().map(|c| c.index).collect();
+            seen.sort_unstable();
+            prop_assert_eq!(seen, (0..n).collect::<Vec<_>>());
+            for w in ranked.windows(2) {
+                let (a, b) = (&w[0], &w[1]);
+                let ordered = a.score > b.score
+                    || (a.score == b.score && a.used_gpus < b.used_gpus)
+                    || (a.score == b.score && a.used_gpus == b.used_gpus && a.index < b.index);
+                prop_assert!(ordered, "{:?} before {:?}", (a.score, a.used_gpus, a.index), (b.score, b.used_gpus, b.index));
+            }
+        }
+
+        #[test]
+        fn front_is_the_brute_force_front_sorted_by_the_last_objective(
+            (objectives, cs) in objective_set().prop_flat_map(|os| (Just(os.clone()), candidates(os, true))),
+        ) {
+            let front = pareto_front(&cs, &objectives).unwrap();
+            let want: Vec<usize> = cs
+                .iter()
+                .filter(|b| !cs.iter().any(|a| dominates(a, b, &objectives)))
+                .map(|c| c.index)
+                .collect();
+            let mut got: Vec<usize> = front.iter().map(|c| c.index).collect();
+            let last = *objectives.last().unwrap();
+            for w in front.windows(2) {
+                let (x, y) = (w[0].objective(last).unwrap(), w[1].objective(last).unwrap());
+                prop_assert!(x < y || (x == y && w[0].index < w[1].index));
+            }
+            got.sort_unstable();
+            prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn candidates_round_trip_through_json(
+            cs in objective_set().prop_flat_map(|os| candidates(os, true)),
+            pareto in any::<bool>(),
+        ) {
+            let cs: Vec<Candidate> = if pareto {
+                cs
+            } else {
+                rank(cs.into_iter().map(|mut c| { c.objectives = None; c }).collect())
+            };
+            let text = serde_json::to_string(&cs).unwrap();
+            let back: Vec<Candidate> = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(back.len(), cs.len());
+            for (a, b) in back.iter().zip(&cs) {
+                prop_assert_eq!(a.score.to_bits(), b.score.to_bits());
+                prop_assert_eq!(a.used_gpus.to_bits(), b.used_gpus.to_bits());
+                prop_assert_eq!(&a.metrics, &b.metrics);
+                prop_assert_eq!(&a.objectives, &b.objectives);
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Helpers shared by the end-to-end tests: run the built binary, locate fixtures.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The result of one run of the `sweeper` binary.
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+/// Runs the built `sweeper` binary with `args` (in the crate directory).
+pub(crate) fn sweeper<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_sweeper"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the sweeper binary runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A file under `tests/fixtures/`.
+pub(crate) fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A file under the repository's `examples/`.
+pub(crate) fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
+}
+
+/// Writes `contents` to `name` in a fresh temporary directory.
+pub(crate) fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).expect("the file is written");
+    (dir, path)
+}
+
+/// The copied `AgentX` rows of `Kimi-K2.5` NVFP4 on B200 (22 rows; tp 4 and 8).
+pub(crate) const KIMI: &str = "agentx_kimi-k2.5-nvfp4_b200_vllm.csv";
