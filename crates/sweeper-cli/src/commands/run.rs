@@ -3,6 +3,7 @@
 use super::{CliError, CliResult, Format, print_stdout, table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
+use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use sweeper_cli::provider::ServingPlanner;
@@ -55,10 +56,10 @@ impl RunObserver for Bar {
             t.feasible, t.infeasible, t.failed, t.unsupported, t.cache_hits
         );
         if let Some(best) = p.best_score {
-            msg.push_str(&format!(" · best {}", table::number(best)));
+            let _ = write!(msg, " · best {}", table::number(best));
         }
         if let Some(front) = p.front_size {
-            msg.push_str(&format!(" · front {front}"));
+            let _ = write!(msg, " · front {front}");
         }
         self.0.set_message(msg);
     }
@@ -146,7 +147,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             .take(3)
             .map(|(r, n)| format!("{r} ({n})"))
             .collect();
-        summary.push_str(&format!("; top reasons: {}", top.join("; ")));
+        let _ = write!(summary, "; top reasons: {}", top.join("; "));
     }
     let plot = if result.pareto {
         "front.svg"
@@ -185,16 +186,7 @@ pub(crate) fn print_result(file: &ResultFile, format: Format, top: Option<usize>
 
 /// The front or ranking as a table: position, trial, parameters, GPUs, objectives or score.
 fn result_table(file: &ResultFile) -> String {
-    let mut params: Vec<String> = Vec::new();
-    for c in &file.candidates {
-        if let Some(Value::Object(m)) = c.get("config") {
-            for k in m.keys() {
-                if k != "used_gpus" && !params.contains(k) {
-                    params.push(k.clone());
-                }
-            }
-        }
-    }
+    let params = file.config_keys();
     let front = file.kind == "front";
     let mut header = vec![
         if front { "#" } else { "rank" }.to_owned(),

@@ -1,5 +1,5 @@
 //! The run loop of SPEC 7 (`Sweeper::run`): rounds of suggest → build each candidate →
-//! evaluate → score → feasibility → observe / observe_infeasible.
+//! evaluate → score → feasibility → `observe` / `observe_infeasible`.
 //!
 //! Decisions where the SPEC is silent:
 //! - A round asks the study for as many trials as it still needs (at most the attempts and
@@ -246,7 +246,6 @@ struct Prepared {
 struct Cached {
     reason: Option<String>,
     measurement: Option<BTreeMap<String, f64>>,
-    score: Option<f64>,
 }
 
 impl<'a> Sweeper<'a> {
@@ -318,7 +317,7 @@ impl<'a> Sweeper<'a> {
 
     /// The rounds, with any source of trials (the study; a repeating one in tests).
     fn run_with(
-        mut self,
+        self,
         study: &mut dyn Proposer,
         options: &RunOptions,
         mut journal: journal::Journal,
@@ -347,6 +346,7 @@ impl<'a> Sweeper<'a> {
         let mut suggested: u64 = 0;
         let mut best_score: Option<f64> = None;
         let mut exhausted = false;
+        let mut front_len = 0;
 
         'rounds: for _round in 0..settings.max_rounds {
             let mut successes: u64 = 0;
@@ -380,9 +380,9 @@ impl<'a> Sweeper<'a> {
                         &mut batch_keys,
                         prepared.len(),
                     )?;
-                    if !recorded
+                    if recorded
                         .get(&trial.id)
-                        .is_some_and(|r| r.parameters.is_some())
+                        .is_none_or(|r| r.parameters.is_none())
                     {
                         journal.append(&journal::Line::Suggest {
                             trial: trial.id,
@@ -460,7 +460,6 @@ impl<'a> Sweeper<'a> {
                             Cached {
                                 reason: reason.clone(),
                                 measurement: measurement.clone(),
-                                score,
                             },
                         );
                         (status, reason, measurement)
@@ -502,7 +501,7 @@ impl<'a> Sweeper<'a> {
                     if let Some(r) = &reason
                         && !matches!(status, Status::CacheHit | Status::Feasible)
                     {
-                        *reasons.entry(r.clone()).or_insert(0) += 1;
+                        *reasons.entry(reason_group(r)).or_insert(0) += 1;
                     }
                     trials.push(TrialResult {
                         trial,
@@ -515,12 +514,20 @@ impl<'a> Sweeper<'a> {
                             None
                         },
                     });
+                    let front_size = if pareto && status == Status::Feasible {
+                        front_len = sweeper_score::pareto_front(&evaluated, &objectives)?.len();
+                        Some(front_len)
+                    } else if pareto {
+                        Some(front_len)
+                    } else {
+                        None
+                    };
                     self.observer.progress(&Progress {
                         done: tallies.total(),
                         budget: progress_budget,
                         tallies,
                         best_score: if pareto { None } else { best_score },
-                        front_size: None,
+                        front_size,
                     });
                 }
                 if exhausted {
@@ -634,6 +641,17 @@ fn record_load(config: &mut Map<String, Value>, report: &RawReport) {
     }
     if !config.contains_key("used_gpus") {
         config.insert("used_gpus".into(), json_number(report_gpus(report)));
+    }
+}
+
+/// The group a failure reason is counted under in the summary: over-budget reasons differ
+/// only in the GPU count, so they count as one.
+fn reason_group(reason: &str) -> String {
+    match reason.split_once(" > ") {
+        Some((head, budget)) if head.starts_with("over gpu_budget: used_gpus=") => {
+            format!("over gpu_budget: used_gpus > {budget}")
+        }
+        _ => reason.to_owned(),
     }
 }
 
@@ -823,7 +841,7 @@ pub fn result_from_journal(config: &SweepConfig, path: &Path) -> Result<ResultFi
         if let Some(r) = &rec.reason
             && !matches!(rec.status, Status::CacheHit | Status::Feasible)
         {
-            *reasons.entry(r.clone()).or_insert(0) += 1;
+            *reasons.entry(reason_group(r)).or_insert(0) += 1;
         }
         trials.push(TrialResult {
             trial: id,

@@ -54,6 +54,10 @@ pub struct ResultFile {
     pub top_reasons: Vec<ReasonCount>,
     /// The resolved config.
     pub config: Value,
+    /// Configuration keys in the order tables show them: the search space's parameters as
+    /// written, then the load the candidate ran at.
+    #[serde(default)]
+    pub columns: Vec<String>,
 }
 
 impl ResultFile {
@@ -93,7 +97,46 @@ impl ResultFile {
                 })
                 .collect(),
             config: config.to_json_value(),
+            columns: config
+                .search_space
+                .parameters
+                .iter()
+                .map(|(name, _)| name.clone())
+                .chain(
+                    ["kv_load_ratio", "concurrency", "kv_capacity_tokens"]
+                        .into_iter()
+                        .map(str::to_owned),
+                )
+                .collect(),
         }
+    }
+
+    /// The configuration keys present in the candidates (GPU count aside), in the order of
+    /// `columns`, then any others alphabetically.
+    pub fn config_keys(&self) -> Vec<String> {
+        let mut present: Vec<String> = Vec::new();
+        for c in &self.candidates {
+            if let Some(Value::Object(map)) = c.get("config") {
+                for k in map.keys() {
+                    if k != "used_gpus" && !present.contains(k) {
+                        present.push(k.clone());
+                    }
+                }
+            }
+        }
+        let mut keys: Vec<String> = self
+            .columns
+            .iter()
+            .filter(|k| present.contains(k))
+            .cloned()
+            .collect();
+        present.sort();
+        for k in present {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        keys
     }
 }
 
@@ -185,20 +228,17 @@ pub fn plot_of(file: &ResultFile) -> (&'static str, String) {
 /// The candidates as CSV: position, trial, configuration keys, GPUs, score, objectives and
 /// metrics, one column per key seen in any candidate.
 pub fn candidates_csv(file: &ResultFile) -> String {
-    let mut config_keys: Vec<String> = Vec::new();
+    let config_keys = file.config_keys();
     let mut metric_keys: Vec<String> = Vec::new();
     for c in &file.candidates {
-        for (field, keys) in [("config", &mut config_keys), ("metrics", &mut metric_keys)] {
-            if let Some(Value::Object(map)) = c.get(field) {
-                for k in map.keys() {
-                    if !keys.contains(k) {
-                        keys.push(k.clone());
-                    }
+        if let Some(Value::Object(map)) = c.get("metrics") {
+            for k in map.keys() {
+                if !metric_keys.contains(k) {
+                    metric_keys.push(k.clone());
                 }
             }
         }
     }
-    config_keys.retain(|k| k != "used_gpus");
     let mut header: Vec<String> = vec!["position".into(), "trial".into()];
     header.extend(config_keys.iter().cloned());
     header.push("used_gpus".into());

@@ -41,14 +41,14 @@ pub fn evaluator_for(config: &SweepConfig, name: &str) -> Result<Setup, RunError
                 .map_err(|e| RunError::Space(format!("evaluator.command: {e}")))?;
             Ok(Setup {
                 evaluator: Box::new(evaluator),
-                title: format!("{name} ({}), gpu_budget {budget}", argv.join(" ")),
+                title: format!("{name} · GPU budget {budget}"),
             })
         }
         EvaluatorKind::Builtin(block) => {
             let evaluator =
                 BuiltinEvaluator::from_config(block).map_err(|e| RunError::Space(e.to_string()))?;
             let title = format!(
-                "{} on {}, gpu_budget {budget} (built-in model)",
+                "{} on {} · GPU budget {budget} · built-in model",
                 evaluator.model_name(),
                 evaluator.gpu_name()
             );
