@@ -8,3 +8,7 @@ pub mod builtin;
 pub mod evaluator;
 pub mod input;
 pub mod plot;
+pub mod provider;
+pub mod run;
+
+pub use run::{RunError, RunOptions, RunResult, Sweeper};

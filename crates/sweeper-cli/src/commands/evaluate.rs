@@ -1,11 +1,77 @@
-//! `sweeper evaluate`.
+//! `sweeper evaluate`: one candidate through the configured evaluator, exactly as a run
+//! would send it; the tool to reach for when an evaluator misbehaves.
 
-use super::{CliError, CliResult};
+use super::{CliError, CliResult, print_stdout};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use sweeper_cli::evaluator::EvalOutcome;
+use sweeper_cli::provider::ServingPlanner;
+use sweeper_cli::run::{Status, evaluate_candidate, evaluator_for};
 
 /// Arguments of `sweeper evaluate`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+#[command(after_help = "Example:
+  sweeper evaluate examples/quickstart.yaml --candidate '{\"tp\": 2, \"replicas\": 4, \"max_batch_size\": 64, \"kv_load_ratio\": 0.5}'
 
-pub(crate) fn run(_args: &Args) -> CliResult {
-    Err(CliError::io("`sweeper evaluate` is not built yet"))
+Prints one JSON object: the request sent to the evaluator, its verdict
+(feasible, infeasible, failed, unsupported), the reason, the raw report and the
+scored candidate. Constants of the search space are filled in. Exit 0 when the
+evaluator returned a report, 1 otherwise.")]
+pub(crate) struct Args {
+    /// The sweep config (YAML or JSON).
+    config: PathBuf,
+    /// The candidate's parameter values as a JSON object (plus `kv_load_ratio` when the
+    /// workload searches a ratio range).
+    #[arg(long, value_name = "JSON")]
+    candidate: String,
+}
+
+pub(crate) fn run(args: &Args) -> CliResult {
+    let config = super::load_config(&args.config)?;
+    let candidate: serde_json::Map<String, Value> = match serde_json::from_str(&args.candidate) {
+        Ok(Value::Object(map)) => map,
+        Ok(other) => {
+            return Err(CliError::invalid(format!(
+                "--candidate must be a JSON object of parameter values, not {other}"
+            )));
+        }
+        Err(e) => {
+            return Err(CliError::invalid(format!(
+                "--candidate is not valid JSON: {e}"
+            )));
+        }
+    };
+    let name = args
+        .config
+        .file_stem()
+        .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
+    let setup = evaluator_for(&config, &name).map_err(|e| CliError::invalid(e.to_string()))?;
+    let mut planner = ServingPlanner::new();
+    let single = evaluate_candidate(
+        &config,
+        setup.evaluator.as_ref(),
+        Some(&mut planner),
+        &candidate,
+    )
+    .map_err(|e| CliError::invalid(e.to_string()))?;
+    let report = match &single.outcome {
+        Some(EvalOutcome::Report(r)) => serde_json::to_value(r).unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    let out = json!({
+        "status": single.status,
+        "reason": single.reason,
+        "request": single.request,
+        "report": report,
+        "candidate": single.candidate,
+    });
+    let text = serde_json::to_string_pretty(&out).map_err(|e| CliError::io(e.to_string()))?;
+    print_stdout(&format!("{text}\n"))?;
+    match single.status {
+        Status::Feasible | Status::Infeasible if single.candidate.is_some() => Ok(()),
+        _ => Err(CliError::invalid(format!(
+            "the candidate was not evaluated to a report: {}",
+            single.reason.as_deref().unwrap_or("no reason given")
+        ))),
+    }
 }

@@ -11,6 +11,7 @@ pub(crate) mod front;
 pub(crate) mod plot;
 pub(crate) mod run;
 pub(crate) mod score;
+pub(crate) mod table;
 pub(crate) mod validate;
 
 /// Output format of data printed on stdout.
@@ -34,7 +35,6 @@ pub(crate) struct CliError {
 
 impl CliError {
     /// Exit 1: the input was read and found wanting.
-    #[allow(dead_code)] // skeleton: used once the commands land
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         CliError {
             code: 1,
@@ -53,7 +53,6 @@ impl CliError {
 
 pub(crate) type CliResult = Result<(), CliError>;
 
-#[allow(dead_code)] // skeleton: used once the commands land
 /// Writes data to stdout; a closed pipe is not an error (the reader has what it wanted).
 pub(crate) fn print_stdout(text: &str) -> CliResult {
     let mut out = io::stdout().lock();
@@ -79,4 +78,19 @@ pub(crate) fn finish(result: CliResult) -> ExitCode {
             ExitCode::from(e.code)
         }
     }
+}
+
+/// Writes diagnostics to stderr (never fails: a closed stderr loses only diagnostics).
+pub(crate) fn print_stderr(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+/// Loads and validates a sweep config: exit 2 when the file cannot be read, exit 1 when it
+/// is invalid.
+pub(crate) fn load_config(path: &std::path::Path) -> Result<sweeper_goal::SweepConfig, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::io(format!("cannot read config {}: {e}", path.display())))?;
+    sweeper_goal::parse(&text).map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))
 }

@@ -1,11 +1,241 @@
-//! `sweeper run`.
+//! `sweeper run`: the sweep, with a progress bar on stderr and the result on stdout.
 
-use super::{CliError, CliResult};
+use super::{CliError, CliResult, Format, print_stdout, table};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use sweeper_cli::provider::ServingPlanner;
+use sweeper_cli::run::{
+    Progress, ResultFile, RunObserver, RunOptions, Sweeper, candidates_csv, evaluator_for,
+};
 
 /// Arguments of `sweeper run`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+#[command(after_help = "Examples:
+  sweeper run examples/quickstart.yaml
+  sweeper run examples/quickstart.yaml --out runs/q1 --format json
+  sweeper run --resume runs/q1            # continue a killed sweep
 
-pub(crate) fn run(_args: &Args) -> CliResult {
-    Err(CliError::io("`sweeper run` is not built yet"))
+The output directory holds journal.jsonl (one line per suggestion and outcome),
+result.json, result.csv, config.yaml and the plot (front.svg or best.svg).
+Exit codes: 0 with a result, 1 when no candidate was feasible or the config is
+invalid, 2 on usage or I/O errors.")]
+pub(crate) struct Args {
+    /// The sweep config (YAML or JSON). Optional with --resume, which reads the copy kept
+    /// in the output directory.
+    config: Option<PathBuf>,
+    /// Output directory [default: sweeper-out/<config-stem>/].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue the sweep whose journal is in DIR; finished evaluations are not repeated.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    resume: Option<PathBuf>,
+    /// Format of the result printed on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Show at most N rows of a ranking on stdout (files keep everything).
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
+    /// Do not draw the progress bar (it is hidden anyway when stderr is not a terminal).
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// Draws progress with indicatif on stderr.
+struct Bar(ProgressBar);
+
+impl RunObserver for Bar {
+    fn progress(&mut self, p: &Progress) {
+        self.0.set_length(p.budget.max(p.done));
+        self.0.set_position(p.done);
+        let t = &p.tallies;
+        let mut msg = format!(
+            "feasible {} · infeasible {} · failed {} · unsupported {} · cached {}",
+            t.feasible, t.infeasible, t.failed, t.unsupported, t.cache_hits
+        );
+        if let Some(best) = p.best_score {
+            let _ = write!(msg, " · best {}", table::number(best));
+        }
+        if let Some(front) = p.front_size {
+            let _ = write!(msg, " · front {front}");
+        }
+        self.0.set_message(msg);
+    }
+}
+
+pub(crate) fn run(args: &Args) -> CliResult {
+    let (config_path, out_dir, resume) = match (&args.config, &args.resume) {
+        (_, Some(dir)) => {
+            let kept = dir.join("config.yaml");
+            (args.config.clone().unwrap_or(kept), dir.clone(), true)
+        }
+        (Some(config), None) => {
+            let stem = config
+                .file_stem()
+                .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
+            let out = args
+                .out
+                .clone()
+                .unwrap_or_else(|| Path::new("sweeper-out").join(stem));
+            (config.clone(), out, false)
+        }
+        (None, None) => {
+            return Err(CliError::io(
+                "give a sweep config (sweeper run CONFIG) or a directory to resume (sweeper run --resume DIR)",
+            ));
+        }
+    };
+    if resume && !out_dir.join("journal.jsonl").is_file() {
+        return Err(CliError::io(format!(
+            "{}: no journal.jsonl to resume from",
+            out_dir.display()
+        )));
+    }
+    let config = super::load_config(&config_path)?;
+    let name = config_path
+        .file_stem()
+        .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
+    let setup = evaluator_for(&config, &name).map_err(|e| CliError::invalid(e.to_string()))?;
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
+    if !resume {
+        std::fs::write(out_dir.join("config.yaml"), config.to_yaml())
+            .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
+    }
+
+    let bar = if args.no_progress || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    };
+    let mut observer = Bar(bar.clone());
+    let mut planner = ServingPlanner::new();
+    let options = RunOptions {
+        out_dir: out_dir.clone(),
+        resume,
+        title: setup.title.clone(),
+    };
+    let result = Sweeper::new(&config, setup.evaluator.as_ref(), &mut observer)
+        .with_provider(&mut planner)
+        .run(&options)
+        .map_err(|e| CliError::invalid(e.to_string()))?;
+    bar.finish_and_clear();
+
+    let t = &result.tallies;
+    let mut summary = format!(
+        "sweeper: {} trials: {} feasible, {} infeasible, {} failed, {} unsupported, {} cache hits",
+        t.total(),
+        t.feasible,
+        t.infeasible,
+        t.failed,
+        t.unsupported,
+        t.cache_hits
+    );
+    if !result.reasons.is_empty() {
+        let top: Vec<String> = result
+            .reasons
+            .iter()
+            .take(3)
+            .map(|(r, n)| format!("{r} ({n})"))
+            .collect();
+        let _ = write!(summary, "; top reasons: {}", top.join("; "));
+    }
+    let plot = if result.pareto {
+        "front.svg"
+    } else {
+        "best.svg"
+    };
+    super::print_stderr(&format!(
+        "{summary}\nsweeper: results in {} (result.json, result.csv, {plot})\n",
+        out_dir.display()
+    ));
+    if result.candidates.is_empty() {
+        return Err(CliError::invalid(
+            "no candidate was feasible: every trial was over the GPU budget, failed or unsupported (see the reasons above and journal.jsonl)",
+        ));
+    }
+    let file = ResultFile::new(&config, &result, &setup.title);
+    print_result(&file, args.format, args.top)
+}
+
+/// Prints a result file's candidates on stdout in the chosen format.
+pub(crate) fn print_result(file: &ResultFile, format: Format, top: Option<usize>) -> CliResult {
+    let mut file = file.clone();
+    if let Some(n) = top {
+        file.candidates.truncate(n);
+    }
+    match format {
+        Format::Json => {
+            let text = serde_json::to_string_pretty(&file.candidates)
+                .map_err(|e| CliError::io(e.to_string()))?;
+            print_stdout(&format!("{text}\n"))
+        }
+        Format::Csv => print_stdout(&candidates_csv(&file)),
+        Format::Table => print_stdout(&result_table(&file)),
+    }
+}
+
+/// The front or ranking as a table: position, trial, parameters, GPUs, objectives or score.
+fn result_table(file: &ResultFile) -> String {
+    let params = file.config_keys();
+    let front = file.kind == "front";
+    let mut header = vec![
+        if front { "#" } else { "rank" }.to_owned(),
+        "trial".to_owned(),
+    ];
+    header.extend(params.iter().cloned());
+    header.push("gpus".into());
+    if front {
+        header.extend(file.objectives.iter().map(|o| o.name.clone()));
+    } else {
+        header.push(file.target.clone());
+    }
+    let cell = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::Number(n)) => n.as_f64().map_or_else(|| n.to_string(), table::number),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    let rows: Vec<Vec<String>> = file
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut row = vec![(i + 1).to_string(), cell(c.get("index"))];
+            for k in &params {
+                row.push(cell(c.get("config").and_then(|m| m.get(k))));
+            }
+            row.push(cell(c.get("used_gpus")));
+            if front {
+                for o in &file.objectives {
+                    row.push(cell(c.get("objectives").and_then(|m| m.get(&o.name))));
+                }
+            } else {
+                // the raw objective value reads better than the signed score
+                let raw = c.get("score").and_then(Value::as_f64).map(|s| {
+                    if file
+                        .objectives
+                        .first()
+                        .is_some_and(|o| o.direction == "minimize")
+                    {
+                        -s
+                    } else {
+                        s
+                    }
+                });
+                row.push(raw.map(table::number).unwrap_or_default());
+            }
+            row
+        })
+        .collect();
+    table::render(&header, &rows)
 }

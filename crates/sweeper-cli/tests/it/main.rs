@@ -1,9 +1,11 @@
 //! The integration tests of `sweeper-cli`: one binary, one module per area.
 
 mod builtin;
+mod cli_run;
 mod common;
 mod evaluator;
 mod front;
 mod plot;
+mod run;
 mod score;
 mod validate;
