@@ -103,7 +103,8 @@ def make_evaluate(opts):
             print(f"aiconfigurator: {system}/{backend} uses database version {found}", file=sys.stderr)
         return versions[key]
 
-    def kv_tokens_per_replica(model, system, backend, version, kw, batch_cap, isl, osl) -> int | None:
+    def kv_tokens_per_replica(model, system, backend, version, kw, batch_cap, isl) -> tuple[int | None, str]:
+        """KV tokens of one replica (whole blocks, times attention DP), or None and why not."""
         kind, fraction = FRACTION_KIND.get(backend, ("of_total", 0.9))
         if kw.get("free_gpu_memory_fraction") is not None:
             fraction = float(kw["free_gpu_memory_fraction"])
@@ -126,10 +127,10 @@ def make_evaluate(opts):
             )
         except ValueError as e:
             print(f"aiconfigurator: no KV estimate ({e})", file=sys.stderr)
-            return None
+            return None, str(e).strip()
         block = opts.kv_block_size or DEFAULT_BLOCK.get(backend, 1)
         per_rank = se.whole_blocks(int(est["total_kv_size_tokens"]), block)
-        return per_rank * kw["attention_dp_size"]
+        return per_rank * kw["attention_dp_size"], ""
 
     def estimate(model, system, kw, batch):
         try:
@@ -178,11 +179,11 @@ def make_evaluate(opts):
                 kw[key] = params[name]
 
         start = time.perf_counter()
-        kv_replica = kv_tokens_per_replica(model, system, backend, version, kw, batch_cap, isl, osl)
+        kv_replica, kv_error = kv_tokens_per_replica(model, system, backend, version, kw, batch_cap, isl)
 
         def kv_tokens() -> int:
             if kv_replica is None:
-                raise se.Unsupported("aiconfigurator has no KV-cache estimate for this model/backend")
+                raise se.Unsupported(f"aiconfigurator has no KV-cache estimate for this configuration: {kv_error}")
             return kv_replica * replicas
 
         load = se.resolve_load(candidate, kv_tokens)
