@@ -11,9 +11,8 @@ and calls :func:`main`; this module does the rest:
 - **Persistent** (``--persistent``, for ``evaluator: {persistent: true}``): read JSON Lines,
   one candidate per line, and answer exactly one line per candidate, flushed at once. A
   candidate that cannot be scored is still answered with one line, a status object
-  ``{"__sweeper_status": "unsupported" | "infeasible" | "failed", "reason": "..."}``, so the
+  ``{"status": "unsupported" | "infeasible" | "failed", "reason": "..."}``, so the
   process stays alive (its start-up, e.g. loading a performance database, is paid once).
-  The status key can be renamed with the ``SWEEPER_STATUS_KEY`` environment variable.
 
 stdout belongs to the protocol alone: before the wrapped tool is imported, file descriptor 1
 is pointed at stderr, so whatever the tool (or its native code) prints lands in stderr and
@@ -36,7 +35,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-STATUS_KEY = os.environ.get("SWEEPER_STATUS_KEY", "__sweeper_status")
+STATUS_KEY = "status"
 
 # The name of a searched KV load ratio, should it arrive among the parameters.
 LOAD_PARAMETER = "kv_load_ratio"
