@@ -105,6 +105,18 @@ pub(crate) fn run(args: &Args) -> CliResult {
             .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
     }
 
+    // Ctrl-C or SIGTERM: evaluators run in process groups of their own and would outlive
+    // sweeper; kill them, and say how to continue (the journal is synced per line).
+    let resume_dir = out_dir.clone();
+    let _ = ctrlc::set_handler(move || {
+        sweeper_cli::evaluator::kill_running_evaluators();
+        super::print_stderr(&format!(
+            "\nsweeper: interrupted; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
+            resume_dir.display()
+        ));
+        std::process::exit(130);
+    });
+
     let bar = if args.no_progress || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
