@@ -464,6 +464,23 @@ impl Domain {
         self.at_unit(&u)
     }
 
+    /// Whether `point` is a point of this domain (right length, coordinates in range).
+    pub(crate) fn contains(&self, point: &[f64]) -> bool {
+        point.len() == self.dims.len()
+            && self.dims.iter().zip(point).all(|((_, d), &c)| match d {
+                Dim::Float { .. } => (0.0..=1.0).contains(&c),
+                Dim::Int { lo, hi, .. } => {
+                    c.fract() == 0.0 && (*lo as f64..=*hi as f64).contains(&c)
+                }
+                Dim::Discrete { values, .. } => {
+                    c.fract() == 0.0 && c >= 0.0 && (c as usize) < values.len()
+                }
+                Dim::Cat { choices } => {
+                    c.fract() == 0.0 && c >= 0.0 && (c as usize) < choices.len()
+                }
+            })
+    }
+
     /// Whether two points are the same trial (floats within a tiny tolerance).
     pub(crate) fn same(&self, a: &[f64], b: &[f64]) -> bool {
         self.dims

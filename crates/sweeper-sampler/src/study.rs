@@ -419,9 +419,9 @@ impl Study {
         let mut study = Study::new(saved.space, saved.metrics, saved.algorithm, saved.seed)?;
         study.sampler = restore_sampler(saved.algorithm, &saved.sampler)?;
         for (i, t) in saved.trials.into_iter().enumerate() {
-            if t.id != i as u64 || t.point.len() != study.domain.len() {
+            if t.id != i as u64 || !study.domain.contains(&t.point) {
                 return Err(SamplerError::Restore {
-                    reason: format!("trial {} is out of order or malformed", t.id),
+                    reason: format!("trial {} is out of order or its point is malformed", t.id),
                 });
             }
             let state = match t.state {
@@ -440,6 +440,16 @@ impl Study {
                         .collect(),
                 ),
             };
+            if let TrialState::Completed(v) = &state
+                && let Some(m) = study
+                    .metrics
+                    .iter()
+                    .find(|m| v.get(&m.name).is_none_or(|x| x.is_nan()))
+            {
+                return Err(SamplerError::Restore {
+                    reason: format!("trial {i}: metric `{}` is missing or nan", m.name),
+                });
+            }
             study.records.push(TrialRecord {
                 trial: Trial {
                     id: t.id,

@@ -36,6 +36,11 @@ const WEIGHTS: usize = 128;
 const ENUMERATE: u128 = 4096;
 /// Largest discrete product combined with a few float values each.
 const ENUMERATE_MIXED: u128 = 512;
+/// Candidates spent on those combinations.
+const MIXED_BUDGET: u128 = 512;
+/// The worse half of a metric is warped only when its worst value lies further below the
+/// median than this many deviations of the better half (a heavy tail).
+const HEAVY_TAIL: f64 = 4.0;
 
 /// Work caps of the default algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,11 +59,11 @@ pub(crate) struct Effort {
 impl Default for Effort {
     fn default() -> Self {
         Effort {
-            random: 1000,
-            mutations: 1000,
+            random: 600,
+            mutations: 900,
             refine_steps: 20,
             cold_iters: 60,
-            warm_iters: 20,
+            warm_iters: 12,
         }
     }
 }
@@ -82,10 +87,11 @@ struct Models {
     gps: Vec<Gp>,
     /// Warped values of the feasible observations, per metric.
     z: Vec<Vec<f64>>,
-    /// LCB at the feasible observations, per metric.
+    /// LCB at the feasible observations (single-metric studies only).
     lcb: Vec<Vec<f64>>,
     feas: Option<(Gp, f64, f64)>,
-    reference: Vec<f64>,
+    /// One reference point per weight vector.
+    references: Vec<Vec<f64>>,
     weights: Vec<Vec<f64>>,
     /// `max over observations of s_w(z)^k` per weight.
     best_s: Vec<f64>,
@@ -118,8 +124,10 @@ impl DefaultSampler {
 }
 
 /// Maps raw maximized values to a well-behaved scale: infinities are clamped beyond the
-/// finite range, the worse half is replaced by normal quantiles of its ranks (so heavy
-/// low tails do not dominate the fit; the half-rank warping of Vizier), then standardized.
+/// finite range; when the low tail is heavy ([`HEAVY_TAIL`]), the worse half is replaced by
+/// normal quantiles of its ranks (the half-rank warping of Vizier) so that outliers do not
+/// dominate the fit; then standardized. (Warping every metric always was measured worse on
+/// DTLZ2: it flattens the region the front is found in.)
 pub(super) fn warp(raw: &[f64]) -> Vec<f64> {
     let n = raw.len();
     let finite: Vec<f64> = raw.iter().copied().filter(|v| v.is_finite()).collect();
@@ -147,7 +155,7 @@ pub(super) fn warp(raw: &[f64]) -> Vec<f64> {
     let upper: Vec<f64> = sorted.iter().copied().filter(|&v| v >= med).collect();
     let sd_up =
         (upper.iter().map(|v| (v - med) * (v - med)).sum::<f64>() / upper.len() as f64).sqrt();
-    if n >= 4 && sd_up > 0.0 {
+    if n >= 4 && sd_up > 0.0 && med - sorted[0] > HEAVY_TAIL * sd_up {
         let orig = y.clone();
         for (yi, &v) in y.iter_mut().zip(&orig) {
             if v < med {
@@ -167,9 +175,12 @@ pub(super) fn warp(raw: &[f64]) -> Vec<f64> {
     y.iter().map(|v| (v - mean) / sd).collect()
 }
 
-/// The hypervolume reference point: per metric, the worst observed value pushed out by a
-/// tenth of the observed range. (Tried on the benchmark and not better: the nadir of the
-/// observed front, the median, and the median mirrored about the best value.)
+/// The loosest hypervolume reference point: per metric, the worst observed value pushed
+/// out by a tenth of the observed range. Each weight vector gets its own reference drawn
+/// uniformly between this point and the best observed values, i.e. the acquisition
+/// averages the hypervolume improvement over a range of reference points: a single far
+/// reference rewards extreme points so much that on DTLZ2 the study never approached the
+/// middle of the front (0.25 → 0.29–0.46 normalized hypervolume at 150 trials, batch 1).
 fn reference_point(zs: &[Vec<f64>]) -> Vec<f64> {
     zs.iter()
         .map(|z| {
@@ -205,8 +216,8 @@ impl Models {
             }
             let mut gain = 0.0;
             let mut level = 0.0;
-            for (w, best) in self.weights.iter().zip(&self.best_s) {
-                let s = scalarize(&u, &self.reference, w);
+            for ((w, best), r) in self.weights.iter().zip(&self.best_s).zip(&self.references) {
+                let s = scalarize(&u, r, w);
                 gain += (s - best).max(0.0);
                 level += s;
             }
@@ -305,15 +316,18 @@ impl DefaultSampler {
             let z = warp(&raw);
             let theta = self.hyper_for(mi, &x, n, d, &z);
             let mut g = Gp::new(&x, d, &z, &theta);
-            let at_obs = g.predict(&x, n);
-            lcbs.push(
-                at_obs
-                    .mean
-                    .iter()
-                    .zip(&at_obs.var)
-                    .map(|(m, v)| m - BETA * v.sqrt())
-                    .collect(),
-            );
+            // LCB at the observations, for the pure-exploration filter (one metric only)
+            if history.metrics.len() == 1 {
+                let at_obs = g.predict(&x, n);
+                lcbs.push(
+                    at_obs
+                        .mean
+                        .iter()
+                        .zip(&at_obs.var)
+                        .map(|(m, v)| m - BETA * v.sqrt())
+                        .collect(),
+                );
+            }
             for row in pend_x.chunks_exact(d.max(1)).take(pending.len()) {
                 g.add_pending(row);
             }
@@ -342,6 +356,11 @@ impl DefaultSampler {
         };
         let k = history.metrics.len();
         let reference = reference_point(&zs);
+        let ideal: Vec<f64> = zs
+            .iter()
+            .map(|z| z.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+            .collect();
+        let mut references = Vec::new();
         let mut weights = Vec::new();
         let mut best_s = Vec::new();
         if k >= 2 {
@@ -351,16 +370,23 @@ impl DefaultSampler {
                 for v in &mut w {
                     *v /= norm;
                 }
+                let t = self.rng.uniform();
+                let r: Vec<f64> = ideal
+                    .iter()
+                    .zip(&reference)
+                    .map(|(h, f)| h - t * (h - f))
+                    .collect();
                 let mut best = 0.0f64;
                 let mut y = vec![0.0; k];
                 for j in 0..n {
                     for (m, z) in zs.iter().enumerate() {
                         y[m] = z[j];
                     }
-                    best = best.max(scalarize(&y, &reference, &w));
+                    best = best.max(scalarize(&y, &r, &w));
                 }
                 weights.push(w);
                 best_s.push(best);
+                references.push(r);
             }
         }
         Models {
@@ -368,7 +394,7 @@ impl DefaultSampler {
             z: zs,
             lcb: lcbs,
             feas,
-            reference,
+            references,
             weights,
             best_s,
         }
@@ -395,7 +421,7 @@ impl DefaultSampler {
             return out;
         }
         if card.is_none() && dcard > 1 && dcard <= ENUMERATE_MIXED {
-            let per = (1024 / dcard).max(2);
+            let per = (MIXED_BUDGET / dcard).max(2);
             for k in 0..dcard {
                 for _ in 0..per {
                     let mut p = dom.discrete_combo(k, 0.0);
@@ -671,11 +697,11 @@ impl Sampler for DefaultSampler {
                 let Models {
                     weights,
                     best_s,
-                    reference,
+                    references,
                     ..
                 } = &mut models;
-                for (w, b) in weights.iter().zip(best_s.iter_mut()) {
-                    *b = b.max(scalarize(&mu, reference, w));
+                for ((w, b), r) in weights.iter().zip(best_s.iter_mut()).zip(references.iter()) {
+                    *b = b.max(scalarize(&mu, r, w));
                 }
             }
             // condition the candidate posteriors on the new pending point

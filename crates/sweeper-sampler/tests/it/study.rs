@@ -352,3 +352,25 @@ fn pareto_and_best_trials() {
     assert_eq!(front, [0, 1, 2]);
     assert_eq!(s.best_trial().unwrap().trial.id, 1);
 }
+
+#[test]
+fn a_malformed_save_is_refused_not_trusted() {
+    let mut s = study(mixed_space(), two_metrics(), Algorithm::Random, 0);
+    let t = s.suggest(2).unwrap();
+    s.observe(t[0].id, &evaluate(&t[0])).unwrap();
+    let good = s.to_json();
+    let mut bad_point = good.clone();
+    bad_point["trials"][1]["point"][5] = serde_json::json!(9.0); // router index out of range
+    let mut bad_values = good.clone();
+    bad_values["trials"][0]["state"]["completed"]
+        .as_object_mut()
+        .unwrap()
+        .remove("b");
+    for bad in [bad_point, bad_values] {
+        assert!(matches!(
+            Study::from_json(&bad),
+            Err(SamplerError::Restore { .. })
+        ));
+    }
+    assert!(Study::from_json(&good).is_ok());
+}
