@@ -222,6 +222,36 @@ pub struct RunResult {
     pub objectives: Vec<Objective>,
 }
 
+impl RunResult {
+    /// Assembles a result: the front (pareto goal) or ranking (scalar goal) of the feasible
+    /// candidates, and the failure reasons most frequent first.
+    fn collect(
+        evaluated: Vec<Candidate>,
+        trials: Vec<TrialResult>,
+        tallies: Tallies,
+        reasons: HashMap<String, u64>,
+        pareto: bool,
+        objectives: Vec<Objective>,
+    ) -> Result<RunResult, RunError> {
+        let candidates = if pareto {
+            sweeper_score::pareto_front(&evaluated, &objectives)?
+        } else {
+            sweeper_score::rank(evaluated.clone())
+        };
+        let mut reasons: Vec<(String, u64)> = reasons.into_iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok(RunResult {
+            candidates,
+            evaluated,
+            trials,
+            tallies,
+            reasons,
+            pareto,
+            objectives,
+        })
+    }
+}
+
 /// The sweep driver: a config, an evaluator, optionally a provider and an observer.
 pub struct Sweeper<'a> {
     config: &'a SweepConfig,
@@ -539,22 +569,7 @@ impl<'a> Sweeper<'a> {
             }
         }
 
-        let candidates = if pareto {
-            sweeper_score::pareto_front(&evaluated, &objectives)?
-        } else {
-            sweeper_score::rank(evaluated.clone())
-        };
-        let mut reasons: Vec<(String, u64)> = reasons.into_iter().collect();
-        reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let result = RunResult {
-            candidates,
-            evaluated,
-            trials,
-            tallies,
-            reasons,
-            pareto,
-            objectives,
-        };
+        let result = RunResult::collect(evaluated, trials, tallies, reasons, pareto, objectives)?;
         write_outputs(&options.out_dir, config, &result, &options.title)?;
         Ok(result)
     }
@@ -851,22 +866,7 @@ pub fn result_from_journal(config: &SweepConfig, path: &Path) -> Result<ResultFi
             score,
         });
     }
-    let candidates = if pareto {
-        sweeper_score::pareto_front(&evaluated, &objectives)?
-    } else {
-        sweeper_score::rank(evaluated.clone())
-    };
-    let mut reasons: Vec<(String, u64)> = reasons.into_iter().collect();
-    reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let result = RunResult {
-        candidates,
-        evaluated,
-        trials,
-        tallies,
-        reasons,
-        pareto,
-        objectives,
-    };
+    let result = RunResult::collect(evaluated, trials, tallies, reasons, pareto, objectives)?;
     let title = format!("{} (from the journal)", path.display());
     Ok(ResultFile::new(config, &result, &title))
 }
