@@ -15,6 +15,17 @@
 //! into the front ("kriging believer"); on the benchmark this beat PE members at batch 8
 //! (serving 0.67 → 0.76 at 50 trials, ZDT1 0.87 → 0.92 at 30; 2 seeds).
 //!
+//! Greedy members (several metrics): at batch 1 every other suggestion, and at larger
+//! batches the first member, maximize the scalarized hypervolume improvement of the
+//! posterior *means* (UCB coefficient 0) instead of the UCB vector; the other members keep
+//! the UCB. The idea is the mostly-greedy trade-off of De Ath et al. 2021 ("Greed is good",
+//! arXiv 1911.12809), here mixed the other way round. Why: on DTLZ2 the UCB proposals sat at
+//! the corners of the distance variables, where the posterior variance of six-dimensional
+//! data is largest and the front is not; the greedy members follow the means into the
+//! middle. Measured (5 seeds, 150 trials): DTLZ2 0.29 → 0.56 at batch 1 and 0.46 → 0.56 at
+//! batch 8, ZDT1 and the serving problem unchanged within noise; a greedy member at every
+//! suggestion reached 0.91 on DTLZ2 but cost ZDT1 and serving 0.1–0.2 (3 seeds).
+//!
 //! Unlike Vizier, each metric gets its own hyperparameters, and infeasible trials train a
 //! separate feasibility model instead of entering the metric models as fake bad values.
 //! Every step is capped by counts (fit iterations, candidates, refinement steps), never by
@@ -30,6 +41,8 @@ use crate::study::TrialState;
 
 /// UCB coefficient on the posterior standard deviation.
 const BETA: f64 = 1.8;
+/// UCB coefficient of the greedy members (several metrics): the posterior means alone.
+const GREEDY_BETA: f64 = 0.0;
 /// Hypervolume-scalarization weight vectors per suggestion.
 const WEIGHTS: usize = 128;
 /// Largest fully discrete space scored exhaustively.
@@ -95,6 +108,8 @@ struct Models {
     weights: Vec<Vec<f64>>,
     /// `max over observations of s_w(z)^k` per weight.
     best_s: Vec<f64>,
+    /// UCB coefficient of the member being chosen (several metrics).
+    beta: f64,
 }
 
 impl DefaultSampler {
@@ -207,8 +222,9 @@ impl Models {
         let k = self.gps.len();
         let mut u = vec![0.0; k];
         for (c, o) in out.iter_mut().enumerate() {
+            let beta = if k == 1 { BETA } else { self.beta };
             for m in 0..k {
-                u[m] = means[m][c] + BETA * vars[m][c].sqrt();
+                u[m] = means[m][c] + beta * vars[m][c].sqrt();
             }
             if k == 1 {
                 *o = u[0];
@@ -397,6 +413,7 @@ impl DefaultSampler {
             references,
             weights,
             best_s,
+            beta: BETA,
         }
     }
 
@@ -622,6 +639,8 @@ impl Sampler for DefaultSampler {
         let kmetrics = models.gps.len();
         let mut first = true;
         while out.len() < count {
+            let greedy = out.is_empty() && (count > 1 || history.records.len().is_multiple_of(2));
+            models.beta = if greedy { GREEDY_BETA } else { BETA };
             let means: Vec<&[f64]> = preds.iter().map(|p| &p.mean[..]).collect();
             let vars: Vec<&[f64]> = preds.iter().map(|p| &p.var[..]).collect();
             let mut ucb_acq = vec![0.0; m];
