@@ -17,8 +17,6 @@ use super::kd::dom;
 /// Rows per parallel task of the pass, at most (small inputs get smaller tasks, so that
 /// the tests reach the multi-task path too).
 const CHUNK: usize = 1 << 14;
-/// Inputs of fewer rows never compute local fronts in the pass.
-const LOCAL_MIN_ROWS: usize = 1 << 16;
 /// Seed rows per column.
 const SEED_MAX: usize = 16;
 /// Rows after which a task looks at its survival rate, at most.
@@ -261,8 +259,8 @@ fn stair_insert(stair: &mut Vec<(f64, f64)>, x: f64, y: f64) {
 
 /// Rows given to local exact fronts so far, and rows those fronts kept.
 pub(crate) struct LocalStats {
-    /// Whether local fronts are tried at all (large inputs only: on small ones the final
-    /// exact kernel costs less than a second look).
+    /// Whether local fronts are tried at all: on the parallel path only (large inputs; on
+    /// small ones the final exact kernel costs less than a second look).
     local: bool,
     seen: AtomicUsize,
     kept: AtomicUsize,
@@ -277,20 +275,13 @@ pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> 
     let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 64 * D };
     let chunk = (n / 64).clamp(256, CHUNK);
     let stats = LocalStats {
-        local: n >= LOCAL_MIN_ROWS,
+        local: par,
         seen: AtomicUsize::new(0),
         kept: AtomicUsize::new(0),
     };
     let parts: Vec<(Vec<u32>, bool)> = if par {
         (0..n.div_ceil(chunk))
             .into_par_iter()
-            .map(|c| {
-                let end = ((c + 1) * chunk).min(n);
-                filter(data, c * chunk, end, sign, &seed, cap, &stats)
-            })
-            .collect()
-    } else if stats.local {
-        (0..n.div_ceil(chunk))
             .map(|c| {
                 let end = ((c + 1) * chunk).min(n);
                 filter(data, c * chunk, end, sign, &seed, cap, &stats)
