@@ -42,7 +42,10 @@ fn load<const D: usize>(data: &[f64], i: usize, sign: &[f64; D]) -> [f64; D] {
 /// cover), so that a dominated input row usually meets its dominator within the first few
 /// tests. `None` when the sample holds a NaN.
 fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[f64; D]>> {
-    let m = (n / 8).clamp(1, 1024 * D);
+    // About 4·sqrt(n) rows: enough for strong seeds, cheap next to the pass.
+    let m = ((4.0 * (n as f64).sqrt()) as usize)
+        .clamp(1, 1024 * D)
+        .min(n.div_ceil(4));
     let stride = n / m;
     let sample: Vec<[f64; D]> = (0..m).map(|k| load(data, k * stride, sign)).collect();
     if sample.iter().flatten().any(|x| x.is_nan()) {
