@@ -16,7 +16,7 @@ use super::kd::dom;
 
 /// Rows per parallel task of the pass, at most (small inputs get smaller tasks, so that
 /// the tests reach the multi-task path too).
-const CHUNK: usize = 1 << 14;
+const CHUNK: usize = 1 << 17;
 /// Seed rows per column.
 const SEED_MAX: usize = 16;
 /// Rows after which a task looks at its survival rate, at most.
@@ -275,8 +275,8 @@ pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> 
     let Some(seed) = seed(data, n, sign) else {
         return Pass::Nan;
     };
-    let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 64 * D };
-    let chunk = (n / 64).clamp(256, CHUNK);
+    let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 256 * D };
+    let chunk = (n / (4 * rayon::current_num_threads())).clamp(256, CHUNK);
     let stats = LocalStats {
         local: par,
         seen: AtomicUsize::new(0),
