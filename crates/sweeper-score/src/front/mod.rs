@@ -120,6 +120,11 @@ pub(crate) fn canonicalise(
 
 /// Inputs of at least this many rows take the rayon path.
 pub(crate) const PARALLEL_MIN_ROWS: usize = 1 << 16;
+/// Inputs of fewer rows first try a plain block-nested loop, exact while the front stays
+/// within `SMALL_MAX_FRONT` rows (no sampling or sorting: the cheapest way for tiny fronts).
+const SMALL_ROWS: usize = 8192;
+/// See [`SMALL_ROWS`].
+const SMALL_MAX_FRONT: usize = 64;
 /// Inputs of fewer rows skip the pruning pass.
 const PRUNE_MIN_ROWS: usize = 64;
 /// Below this many rows the d >= 4 kernel filters a sorted list instead of building a tree.
@@ -190,6 +195,11 @@ fn run<const D: usize>(
         return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par)));
     }
     let sign: [f64; D] = std::array::from_fn(|j| directions[j].sign());
+    if n < SMALL_ROWS
+        && let Some(front) = prune::small_front::<D>(data, &sign, SMALL_MAX_FRONT)
+    {
+        return Ok(front);
+    }
     match prune::pass::<D>(data, &sign, par) {
         prune::Pass::Nan => {
             find_nan(data, D, 0)?;

@@ -125,6 +125,46 @@ fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[
     Some(picks)
 }
 
+/// The exact front of a small input by a block-nested loop (Börzsönyi et al.): the window
+/// is the front of the rows seen so far. `None` when the front outgrows `max_front` (or a
+/// quarter of the rows seen) or a NaN shows up (the caller then takes the general path, which reports it).
+pub(crate) fn small_front<const D: usize>(
+    data: &[f64],
+    sign: &[f64; D],
+    max_front: usize,
+) -> Option<Vec<usize>> {
+    let mut window: Vec<([f64; D], u32)> = Vec::with_capacity(max_front + 1);
+    for (i, r) in data.as_chunks::<D>().0.iter().enumerate() {
+        let p = load_row(r, sign);
+        if p.iter().any(|x| x.is_nan()) {
+            return None;
+        }
+        match window.iter().position(|w| dom(&w.0, &p)) {
+            Some(0) => continue,
+            Some(k) => {
+                window[..=k].rotate_right(1);
+                continue;
+            }
+            None => {}
+        }
+        window.retain(|w| !dom(&p, &w.0));
+        window.push((p, i as u32));
+        // Give up early too when the front grows fast (a quarter of the rows so far).
+        if window.len() > max_front || window.len() * 4 > i + 16 {
+            return None;
+        }
+    }
+    let mut ids: Vec<usize> = window.iter().map(|w| w.1 as usize).collect();
+    ids.sort_unstable();
+    Some(ids)
+}
+
+/// A raw row turned canonical.
+#[inline]
+fn load_row<const D: usize>(r: &[f64; D], sign: &[f64; D]) -> [f64; D] {
+    std::array::from_fn(|j| r[j] * sign[j] + 0.0)
+}
+
 /// Filters rows `a..b`: survivors ascending and whether a NaN was seen. When more than
 /// half of the first rows survive, the rest is kept without testing (the front is large;
 /// the exact kernel does better than a window then).
