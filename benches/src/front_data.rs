@@ -1,9 +1,9 @@
 //! The four datasets of the front benchmarks, row-major `n × d`, every column maximized.
 //!
-//! - `uniform`: U[0,1]^d.
-//! - `correlated`: a shared level t ~ U[0,1] per row plus independent N(0, 0.05²) per
+//! - `uniform`: `U[0,1]^d`.
+//! - `correlated`: a shared level `t ~ U[0,1]` per row plus independent N(0, 0.05²) per
 //!   column (rows hug the diagonal, so the front is tiny): `x_j = t + e_j`.
-//! - `anticorrelated`: U[0,1]^d projected onto the hyperplane sum = d/2, plus independent
+//! - `anticorrelated`: `U[0,1]^d` projected onto the hyperplane sum = d/2, plus independent
 //!   N(0, 0.01²) per column (a large front that grows quickly with d).
 //! - `sphere`: |N(0,1)|^d normalized to unit length (every row is on the front).
 
@@ -43,7 +43,7 @@ impl Rng {
 /// A dataset kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dist {
-    /// U[0,1]^d.
+    /// `U[0,1]^d`.
     Uniform,
     /// Rows near the diagonal.
     Correlated,

@@ -25,7 +25,7 @@ pub fn write(mut out: impl Write, data: &[f64], d: usize) -> io::Result<()> {
     out.write_all(&buf)
 }
 
-/// Reads a `.npy` file written by [`write`] (or `NumPy`: `<f8`, C order, 2-D); returns the
+/// Reads a `.npy` file written by [`write()`] (or `NumPy`: `<f8`, C order, 2-D); returns the
 /// data and d.
 pub fn read(mut input: impl Read) -> io::Result<(Vec<f64>, usize)> {
     let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, m.to_owned());

@@ -16,7 +16,7 @@ use anyhow::{Context, bail};
 use sweeper_goal::Direction;
 
 /// Cases per property by default: about a minute of the release-mode suite on two cores.
-const DEFAULT_CASES: u32 = 4000;
+const DEFAULT_CASES: u32 = 40_000;
 
 pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     let mut cases = DEFAULT_CASES;

@@ -26,8 +26,18 @@ fn read_npy(path: &str) -> (Vec<f64>, usize) {
     let bytes = std::fs::read(path).expect("read");
     let hlen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
     let header = String::from_utf8_lossy(&bytes[10..10 + hlen]);
-    let shape = header.split("'shape': (").nth(1).and_then(|s| s.split(')').next()).expect("shape");
-    let d: usize = shape.split(',').nth(1).expect("2-D").trim().parse().expect("d");
+    let shape = header
+        .split("'shape': (")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .expect("shape");
+    let d: usize = shape
+        .split(',')
+        .nth(1)
+        .expect("2-D")
+        .trim()
+        .parse()
+        .expect("d");
     let data = bytes[10 + hlen..]
         .chunks_exact(8)
         .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))

@@ -7,6 +7,23 @@
 //! Dominance: row `a` dominates row `b` iff `a` is at least as good in every column (each in
 //! its own direction) and strictly better in at least one. Equal rows do not dominate each
 //! other, so every copy of a duplicate front row is kept.
+//!
+//! How [`nondominated`] works (every step exact; only the speed depends on the data):
+//!
+//! 1. **Prune** (`prune.rs`, one pass over the raw data, rayon tasks of up to 16k rows,
+//!    signs applied on the fly, NaN noticed on the way): a strided sample's front, picked as
+//!    a greedy set cover of the sample, seeds a window that each row is tested against
+//!    (branch-free for the first seed, then move-to-front). d = 2 keeps each task's exact
+//!    running staircase instead. A task whose rows mostly survive computes its exact local
+//!    front, or keeps its rows, when the front is large. Only rows dominated by a real row
+//!    are dropped, so the front of the survivors is the front of the input.
+//! 2. **Exact front of the survivors** (their canonical rows are the one copy of the data):
+//!    d = 1 a scan; d = 2 sort and sweep; d = 3 Kung's sweep with a staircase (`sweep.rs`);
+//!    d >= 4 a sort-filter-skyline while the front stays small, else a static k-d tree that
+//!    every row queries for a dominator, in parallel (`kd.rs`).
+//!
+//! Inputs of at least 65,536 rows use rayon; [`nondominated_sequential`] never does, and
+//! [`nondominated_with_threshold`] lets tests force the parallel path on small inputs.
 
 mod brute;
 mod hv;
@@ -103,6 +120,11 @@ pub(crate) fn canonicalise(
 
 /// Inputs of at least this many rows take the rayon path.
 pub(crate) const PARALLEL_MIN_ROWS: usize = 1 << 16;
+/// Inputs of fewer rows first try a plain block-nested loop, exact while the front stays
+/// within `SMALL_MAX_FRONT` rows (no sampling or sorting: the cheapest way for tiny fronts).
+const SMALL_ROWS: usize = 8192;
+/// See [`SMALL_ROWS`].
+const SMALL_MAX_FRONT: usize = 64;
 /// Inputs of fewer rows skip the pruning pass.
 const PRUNE_MIN_ROWS: usize = 64;
 /// Below this many rows the d >= 4 kernel filters a sorted list instead of building a tree.
@@ -173,6 +195,11 @@ fn run<const D: usize>(
         return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par)));
     }
     let sign: [f64; D] = std::array::from_fn(|j| directions[j].sign());
+    if n < SMALL_ROWS
+        && let Some(front) = prune::small_front::<D>(data, &sign, SMALL_MAX_FRONT)
+    {
+        return Ok(front);
+    }
     match prune::pass::<D>(data, &sign, par) {
         prune::Pass::Nan => {
             find_nan(data, D, 0)?;

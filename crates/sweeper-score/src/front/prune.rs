@@ -16,7 +16,7 @@ use super::kd::dom;
 
 /// Rows per parallel task of the pass, at most (small inputs get smaller tasks, so that
 /// the tests reach the multi-task path too).
-const CHUNK: usize = 1 << 14;
+const CHUNK: usize = 1 << 17;
 /// Seed rows per column.
 const SEED_MAX: usize = 16;
 /// Rows after which a task looks at its survival rate, at most.
@@ -42,7 +42,10 @@ fn load<const D: usize>(data: &[f64], i: usize, sign: &[f64; D]) -> [f64; D] {
 /// cover), so that a dominated input row usually meets its dominator within the first few
 /// tests. `None` when the sample holds a NaN.
 fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[f64; D]>> {
-    let m = (n / 8).clamp(1, 1024 * D);
+    // About 4·sqrt(n) rows: enough for strong seeds, cheap next to the pass.
+    let m = ((4.0 * (n as f64).sqrt()) as usize)
+        .clamp(1, 1024 * D)
+        .min(n.div_ceil(4));
     let stride = n / m;
     let sample: Vec<[f64; D]> = (0..m).map(|k| load(data, k * stride, sign)).collect();
     if sample.iter().flatten().any(|x| x.is_nan()) {
@@ -122,6 +125,46 @@ fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[
     Some(picks)
 }
 
+/// The exact front of a small input by a block-nested loop (Börzsönyi et al.): the window
+/// is the front of the rows seen so far. `None` when the front outgrows `max_front` (or a
+/// quarter of the rows seen) or a NaN shows up (the caller then takes the general path, which reports it).
+pub(crate) fn small_front<const D: usize>(
+    data: &[f64],
+    sign: &[f64; D],
+    max_front: usize,
+) -> Option<Vec<usize>> {
+    let mut window: Vec<([f64; D], u32)> = Vec::with_capacity(max_front + 1);
+    for (i, r) in data.as_chunks::<D>().0.iter().enumerate() {
+        let p = load_row(r, sign);
+        if p.iter().any(|x| x.is_nan()) {
+            return None;
+        }
+        match window.iter().position(|w| dom(&w.0, &p)) {
+            Some(0) => continue,
+            Some(k) => {
+                window[..=k].rotate_right(1);
+                continue;
+            }
+            None => {}
+        }
+        window.retain(|w| !dom(&p, &w.0));
+        window.push((p, i as u32));
+        // Give up early too when the front grows fast (a quarter of the rows so far).
+        if window.len() > max_front || window.len() * 4 > i + 16 {
+            return None;
+        }
+    }
+    let mut ids: Vec<usize> = window.iter().map(|w| w.1 as usize).collect();
+    ids.sort_unstable();
+    Some(ids)
+}
+
+/// A raw row turned canonical.
+#[inline]
+fn load_row<const D: usize>(r: &[f64; D], sign: &[f64; D]) -> [f64; D] {
+    std::array::from_fn(|j| r[j] * sign[j] + 0.0)
+}
+
 /// Filters rows `a..b`: survivors ascending and whether a NaN was seen. When more than
 /// half of the first rows survive, the rest is kept without testing (the front is large;
 /// the exact kernel does better than a window then).
@@ -161,7 +204,7 @@ fn filter<const D: usize>(
                 .iter()
                 .fold(false, |acc, x| acc | x.is_nan());
             let seen = stats.seen.load(Ordering::Relaxed);
-            if !nan && stats.kept.load(Ordering::Relaxed) * 4 <= seen {
+            if !nan && stats.local && stats.kept.load(Ordering::Relaxed) * 4 <= seen {
                 let buf: Vec<[f64; D]> = rest
                     .iter()
                     .map(|r| std::array::from_fn(|j| r[j] * sign[j] + 0.0))
@@ -258,8 +301,10 @@ fn stair_insert(stair: &mut Vec<(f64, f64)>, x: f64, y: f64) {
 }
 
 /// Rows given to local exact fronts so far, and rows those fronts kept.
-#[derive(Default)]
 pub(crate) struct LocalStats {
+    /// Whether local fronts are tried at all: on the parallel path only (large inputs; on
+    /// small ones the final exact kernel costs less than a second look).
+    local: bool,
     seen: AtomicUsize,
     kept: AtomicUsize,
 }
@@ -270,9 +315,13 @@ pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> 
     let Some(seed) = seed(data, n, sign) else {
         return Pass::Nan;
     };
-    let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 64 * D };
-    let chunk = (n / 64).clamp(256, CHUNK);
-    let stats = LocalStats::default();
+    let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 256 * D };
+    let chunk = (n / (4 * rayon::current_num_threads())).clamp(256, CHUNK);
+    let stats = LocalStats {
+        local: par,
+        seen: AtomicUsize::new(0),
+        kept: AtomicUsize::new(0),
+    };
     let parts: Vec<(Vec<u32>, bool)> = if par {
         (0..n.div_ceil(chunk))
             .into_par_iter()
@@ -282,12 +331,7 @@ pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> 
             })
             .collect()
     } else {
-        (0..n.div_ceil(chunk))
-            .map(|c| {
-                let end = ((c + 1) * chunk).min(n);
-                filter(data, c * chunk, end, sign, &seed, cap, &stats)
-            })
-            .collect()
+        vec![filter(data, 0, n, sign, &seed, cap, &stats)]
     };
     if parts.iter().any(|p| p.1) {
         return Pass::Nan;
