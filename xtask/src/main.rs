@@ -25,7 +25,7 @@ pub(crate) fn run(mut cmd: Command) -> anyhow::Result<()> {
 
 /// The CI steps, in order; `.ci/run` runs the same.
 fn ci() -> anyhow::Result<()> {
-    let steps: [&[&str]; 4] = [
+    let steps: [&[&str]; 5] = [
         &["fmt", "--all", "--check"],
         &[
             "clippy",
@@ -37,11 +37,15 @@ fn ci() -> anyhow::Result<()> {
             "warnings",
         ],
         &["test", "--workspace", "--locked"],
+        &["doc", "--no-deps", "--workspace", "--locked"],
         &["test", "-p", "sweeper-benches", "--benches", "--locked"],
     ];
     for step in steps {
         let mut cmd = cargo();
         cmd.args(step);
+        if step[0] == "doc" {
+            cmd.env("RUSTDOCFLAGS", "-D warnings");
+        }
         run(cmd)?;
     }
     Ok(())

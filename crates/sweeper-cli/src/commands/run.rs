@@ -26,7 +26,7 @@ pub(crate) struct Args {
     /// The sweep config (YAML or JSON). Optional with --resume, which reads the copy kept
     /// in the output directory.
     config: Option<PathBuf>,
-    /// Output directory [default: sweeper-out/<config-stem>/].
+    /// Output directory [default: `sweeper-out/CONFIG-STEM/`].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Continue the sweep whose journal is in DIR; finished evaluations are not repeated.
