@@ -8,7 +8,18 @@ mod commands;
 /// Score configuration sweeps against an optimization goal, trace Pareto fronts, and
 /// propose the next candidates to evaluate.
 #[derive(Debug, Parser)]
-#[command(name = "sweeper", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "sweeper",
+    version,
+    propagate_version = true,
+    after_help = "Quick start:
+  sweeper validate examples/quickstart.yaml      # check a config, see the resolved goal
+  sweeper run examples/quickstart.yaml           # sweep with the built-in serving model
+  sweeper score --config GOAL.yaml reports.csv   # rank or front reports you already have
+  sweeper front data.npy -o 0:max -o 1:max       # the Pareto front of numeric columns
+
+Run `sweeper <command> --help` for each command's options and examples."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -93,6 +93,9 @@ pub enum RunError {
     /// The config's search space cannot be turned into a study.
     #[error("search space: {0}")]
     Space(String),
+    /// The config cannot be run as it is (no evaluator, an evaluator block that is wrong).
+    #[error("{0}")]
+    Setup(String),
     /// The study refused a call.
     #[error("sampler: {0}")]
     Sampler(#[from] sweeper_sampler::SamplerError),

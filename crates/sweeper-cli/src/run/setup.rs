@@ -22,7 +22,7 @@ pub struct Setup {
 pub fn evaluator_for(config: &SweepConfig, name: &str) -> Result<Setup, RunError> {
     let budget = config.search_space.gpu_budget;
     let Some(ev) = &config.evaluator else {
-        return Err(RunError::Space(
+        return Err(RunError::Setup(
             "the config has no `evaluator:` block; add `evaluator: {command: [prog, args...]}` for an external evaluator or `evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}` for the built-in serving model".into(),
         ));
     };
@@ -38,7 +38,7 @@ pub fn evaluator_for(config: &SweepConfig, name: &str) -> Result<Setup, RunError
                 workers: config.sweep.parallel_evals.max(1) as usize,
             };
             let evaluator = CommandEvaluator::new(spec)
-                .map_err(|e| RunError::Space(format!("evaluator.command: {e}")))?;
+                .map_err(|e| RunError::Setup(format!("evaluator.command: {e}")))?;
             Ok(Setup {
                 evaluator: Box::new(evaluator),
                 title: format!("{name} · GPU budget {budget}"),
@@ -46,7 +46,7 @@ pub fn evaluator_for(config: &SweepConfig, name: &str) -> Result<Setup, RunError
         }
         EvaluatorKind::Builtin(block) => {
             let evaluator =
-                BuiltinEvaluator::from_config(block).map_err(|e| RunError::Space(e.to_string()))?;
+                BuiltinEvaluator::from_config(block).map_err(|e| RunError::Setup(e.to_string()))?;
             let title = format!(
                 "{} on {} · GPU budget {budget} · built-in model",
                 evaluator.model_name(),
@@ -104,7 +104,7 @@ pub fn evaluate_candidate(
                 parameters.insert(name.clone(), v);
             }
             None => {
-                return Err(RunError::Space(format!(
+                return Err(RunError::Setup(format!(
                     "the candidate has no value for parameter `{name}`; give it in --candidate"
                 )));
             }
