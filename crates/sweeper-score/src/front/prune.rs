@@ -194,7 +194,8 @@ fn filter<const D: usize>(
     let mut ids = Vec::new();
     let mut nan = false;
     let probe = PROBE.min((b - a) / 4).max(1);
-    let mut hit = [false; BLOCK];
+    // Block offsets of the rows the first test leaves, written without branches.
+    let mut miss = [0usize; BLOCK];
     let mut stair: Vec<(f64, f64)> = Vec::new();
     if D == 2 {
         for w in seed {
@@ -235,9 +236,11 @@ fn filter<const D: usize>(
             }
             break;
         }
-        // Branch-free first test against the strongest row, for the whole block.
+        // Branch-free first test against the strongest row, for the whole block; the
+        // rows it leaves are listed, so that the loop below does not branch on each row.
         let w0 = window.first().copied().unwrap_or([f64::NEG_INFINITY; D]);
-        for (h, r) in hit.iter_mut().zip(block) {
+        let mut left = 0;
+        for (t, r) in block.iter().enumerate() {
             let mut ge = true;
             let mut gt = false;
             let mut bad = false;
@@ -248,12 +251,11 @@ fn filter<const D: usize>(
                 gt |= w0[j] > x;
             }
             nan |= bad;
-            *h = ge & gt;
+            miss[left] = t;
+            left += usize::from(!(ge & gt));
         }
-        for (t, r) in block.iter().enumerate() {
-            if hit[t] {
-                continue;
-            }
+        for &t in &miss[..left] {
+            let r = &block[t];
             let p: [f64; D] = std::array::from_fn(|j| r[j] * sign[j] + 0.0);
             if D == 2 {
                 // d = 2: the task's own running front as an exact staircase.
