@@ -19,6 +19,8 @@ use super::kd::dom;
 const CHUNK: usize = 1 << 17;
 /// Seed rows per column.
 const SEED_MAX: usize = 16;
+/// Sample rows on which the seed candidates' coverage is judged, at most.
+const COVER_ROWS: usize = 1024;
 /// Rows after which a task looks at its survival rate, at most.
 const PROBE: usize = 1024;
 
@@ -84,12 +86,19 @@ fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[
         front = keyed.into_iter().take(cands).map(|(_, p)| p).collect();
     }
     // Coverage bitsets over the sample, then the greedy picks.
-    let words = m.div_ceil(64);
+    // Coverage is judged on at most `COVER_ROWS` sample rows: every candidate is tested
+    // against each, which at 4·sqrt(1e6) sample rows cost more than a tenth of the pass.
+    let sub: Vec<[f64; D]> = sample
+        .iter()
+        .step_by(m.div_ceil(COVER_ROWS))
+        .copied()
+        .collect();
+    let words = sub.len().div_ceil(64);
     let cover: Vec<Vec<u64>> = front
         .iter()
         .map(|p| {
             let mut bits = vec![0u64; words];
-            for (k, s) in sample.iter().enumerate() {
+            for (k, s) in sub.iter().enumerate() {
                 if dom(p, s) {
                     bits[k / 64] |= 1 << (k % 64);
                 }
@@ -149,8 +158,10 @@ pub(crate) fn small_front<const D: usize>(
         }
         window.retain(|w| !dom(&p, &w.0));
         window.push((p, i as u32));
-        // Give up early too when the front grows fast (a quarter of the rows so far).
-        if window.len() > max_front || window.len() * 4 > i + 16 {
+        // Give up early too when the front grows fast (a quarter of the rows so far, with
+        // some slack: the fronts of the first few rows are noisy, and a uniform 1e3 × 3
+        // input that bailed out here took the pass at three times the cost).
+        if window.len() > max_front || window.len() * 4 > i + 32 {
             return None;
         }
     }
@@ -183,7 +194,8 @@ fn filter<const D: usize>(
     let mut ids = Vec::new();
     let mut nan = false;
     let probe = PROBE.min((b - a) / 4).max(1);
-    let mut hit = [false; BLOCK];
+    // Block offsets of the rows the first test leaves, written without branches.
+    let mut miss = [0usize; BLOCK];
     let mut stair: Vec<(f64, f64)> = Vec::new();
     if D == 2 {
         for w in seed {
@@ -224,9 +236,11 @@ fn filter<const D: usize>(
             }
             break;
         }
-        // Branch-free first test against the strongest row, for the whole block.
+        // Branch-free first test against the strongest row, for the whole block; the
+        // rows it leaves are listed, so that the loop below does not branch on each row.
         let w0 = window.first().copied().unwrap_or([f64::NEG_INFINITY; D]);
-        for (h, r) in hit.iter_mut().zip(block) {
+        let mut left = 0;
+        for (t, r) in block.iter().enumerate() {
             let mut ge = true;
             let mut gt = false;
             let mut bad = false;
@@ -237,12 +251,11 @@ fn filter<const D: usize>(
                 gt |= w0[j] > x;
             }
             nan |= bad;
-            *h = ge & gt;
+            miss[left] = t;
+            left += usize::from(!(ge & gt));
         }
-        for (t, r) in block.iter().enumerate() {
-            if hit[t] {
-                continue;
-            }
+        for &t in &miss[..left] {
+            let r = &block[t];
             let p: [f64; D] = std::array::from_fn(|j| r[j] * sign[j] + 0.0);
             if D == 2 {
                 // d = 2: the task's own running front as an exact staircase.
