@@ -5,7 +5,11 @@
 //! ```sh
 //! cargo run --release -p sweeper-benches --bin front-figures -- --gen benches/data
 //! cargo run --release -p sweeper-benches --bin front-figures -- --npy benches/data/*.npy
+//! cargo run --release -p sweeper-benches --bin front-figures -- --simd baseline FILE.npy
 //! ```
+//!
+//! `--simd baseline|avx2|avx512` caps the vector instructions of the kernel's hot loops (it
+//! uses the widest the CPU has by default; the level in use goes to stderr).
 //!
 //! Timing wraps the kernel call only (`nondominated`, every column maximized); the figure
 //! is the median of the repetitions. Output: one tab-separated line per file.
@@ -117,6 +121,14 @@ fn main() -> ExitCode {
                 repeat = args[k + 1].parse().unwrap_or(7).max(1);
                 k += 1;
             }
+            "--simd" if k + 1 < args.len() => {
+                let Some(level) = sweeper_score::front::SimdLevel::from_name(&args[k + 1]) else {
+                    eprintln!("front-figures: --simd takes baseline, avx2 or avx512");
+                    return ExitCode::FAILURE;
+                };
+                sweeper_score::front::limit_simd(level);
+                k += 1;
+            }
             "--npy" => {}
             "--seq" => seq = true,
             other => files.push(PathBuf::from(other)),
@@ -124,6 +136,10 @@ fn main() -> ExitCode {
         k += 1;
     }
     if !files.is_empty() {
+        eprintln!(
+            "front-figures: vector instructions {}",
+            sweeper_score::front::simd_level().name()
+        );
         println!("file\tn\td\tfront\tmedian_ms\tmin_ms");
     }
     for f in &files {

@@ -5,10 +5,14 @@
 use proptest::prelude::*;
 use sweeper_goal::Direction;
 use sweeper_score::front::{
-    dominates, hypervolume, hypervolume_brute_force, merge_fronts, nondominated,
+    SimdLevel, dominates, hypervolume, hypervolume_brute_force, merge_fronts, nondominated,
     nondominated_brute_force, nondominated_ranks, nondominated_ranks_brute_force,
-    nondominated_sequential, nondominated_with_threshold, pareto_front_sorted,
+    nondominated_sequential, nondominated_with_level, nondominated_with_threshold,
+    pareto_front_sorted,
 };
+
+/// Every instruction-set level of the hot loops (those this CPU lacks run as its widest).
+const LEVELS: [SimdLevel; 3] = [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512];
 
 /// Cases per property: small in code, `PROPTEST_CASES` from outside.
 fn config() -> ProptestConfig {
@@ -54,7 +58,14 @@ fn big_matrix() -> impl Strategy<Value = (usize, Vec<Direction>, Vec<f64>)> {
         (
             Just(d),
             proptest::collection::vec(direction(), d),
-            proptest::collection::vec((0..levels).prop_map(f64::from), n * d),
+            proptest::collection::vec(
+                prop_oneof![
+                    40 => (0..levels).prop_map(f64::from),
+                    1 => Just(-0.0),
+                    1 => prop_oneof![Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+                ],
+                n * d,
+            ),
         )
     })
 }
@@ -107,6 +118,9 @@ proptest! {
         prop_assert_eq!(&nondominated_sequential(&data, d, &dirs).unwrap(), &brute);
         prop_assert_eq!(&nondominated_with_threshold(&data, d, &dirs, 1).unwrap(), &brute);
         prop_assert_eq!(&nondominated(&data, d, &dirs).unwrap(), &brute);
+        for level in LEVELS {
+            prop_assert_eq!(&nondominated_with_level(&data, d, &dirs, 1, level).unwrap(), &brute);
+        }
     }
 
     #[test]
@@ -114,6 +128,10 @@ proptest! {
         let brute = nondominated_brute_force(&data, d, &dirs).unwrap();
         prop_assert_eq!(&nondominated_sequential(&data, d, &dirs).unwrap(), &brute);
         prop_assert_eq!(&nondominated_with_threshold(&data, d, &dirs, 1).unwrap(), &brute);
+        for level in LEVELS {
+            prop_assert_eq!(&nondominated_with_level(&data, d, &dirs, 1, level).unwrap(), &brute);
+            prop_assert_eq!(&nondominated_with_level(&data, d, &dirs, usize::MAX, level).unwrap(), &brute);
+        }
     }
 
     #[test]

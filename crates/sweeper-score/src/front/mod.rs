@@ -33,7 +33,10 @@ mod hv;
 mod kd;
 mod prune;
 mod ranks;
+mod simd;
 mod sweep;
+
+pub use simd::{SimdLevel, limit_simd, simd_level};
 
 use sweeper_goal::Direction;
 
@@ -193,6 +196,7 @@ fn run<const D: usize>(
     data: &[f64],
     directions: &[Direction],
     par: bool,
+    level: SimdLevel,
 ) -> Result<Vec<usize>, ScoreError> {
     let n = data.len() / D;
     if n < PRUNE_MIN_ROWS || u32::try_from(n).is_err() {
@@ -200,12 +204,15 @@ fn run<const D: usize>(
         return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par)));
     }
     let sign: [f64; D] = std::array::from_fn(|j| directions[j].sign());
+    // Only on the sequential path: with the default threshold that is every input under
+    // `SMALL_ROWS`, and a forced parallel path (the tests) reaches the pass.
     if n < SMALL_ROWS
+        && !par
         && let Some(front) = prune::small_front::<D>(data, &sign, SMALL_MAX_FRONT)
     {
         return Ok(front);
     }
-    match prune::pass::<D>(data, &sign, par) {
+    match prune::pass::<D>(data, &sign, par, level) {
         prune::Pass::Nan => {
             find_nan(data, D, 0)?;
             unreachable!("the pass saw a NaN that the scan did not")
@@ -228,17 +235,18 @@ fn front_impl(
     d: usize,
     directions: &[Direction],
     min_parallel_rows: usize,
+    level: SimdLevel,
 ) -> Result<Vec<usize>, ScoreError> {
     let n = check_shape(data, d, directions)?;
     let par = n >= min_parallel_rows;
     match d {
-        2 => run::<2>(data, directions, par),
-        3 => run::<3>(data, directions, par),
-        4 => run::<4>(data, directions, par),
-        5 => run::<5>(data, directions, par),
-        6 => run::<6>(data, directions, par),
-        7 => run::<7>(data, directions, par),
-        8 => run::<8>(data, directions, par),
+        2 => run::<2>(data, directions, par, level),
+        3 => run::<3>(data, directions, par, level),
+        4 => run::<4>(data, directions, par, level),
+        5 => run::<5>(data, directions, par, level),
+        6 => run::<6>(data, directions, par, level),
+        7 => run::<7>(data, directions, par, level),
+        8 => run::<8>(data, directions, par, level),
         _ => {
             let c = canonicalise(data, d, directions)?;
             Ok(flagged(&exact_dyn(&c.v, d)))
@@ -283,7 +291,7 @@ pub fn nondominated(
     d: usize,
     directions: &[Direction],
 ) -> Result<Vec<usize>, ScoreError> {
-    front_impl(data, d, directions, PARALLEL_MIN_ROWS)
+    front_impl(data, d, directions, PARALLEL_MIN_ROWS, simd_level())
 }
 
 /// [`nondominated`] with an explicit parallel threshold: inputs of at least
@@ -295,7 +303,20 @@ pub fn nondominated_with_threshold(
     directions: &[Direction],
     min_parallel_rows: usize,
 ) -> Result<Vec<usize>, ScoreError> {
-    front_impl(data, d, directions, min_parallel_rows)
+    front_impl(data, d, directions, min_parallel_rows, simd_level())
+}
+
+/// [`nondominated_with_threshold`] with the hot loops built for `level` (or for the widest
+/// level this CPU has, if that is lower) instead of [`simd_level`]; the result is the same
+/// at every level. Exposed so that tests and benchmarks can run each level.
+pub fn nondominated_with_level(
+    data: &[f64],
+    d: usize,
+    directions: &[Direction],
+    min_parallel_rows: usize,
+    level: SimdLevel,
+) -> Result<Vec<usize>, ScoreError> {
+    front_impl(data, d, directions, min_parallel_rows, level)
 }
 
 /// [`nondominated`] on one thread (no rayon at any size).
@@ -304,7 +325,7 @@ pub fn nondominated_sequential(
     d: usize,
     directions: &[Direction],
 ) -> Result<Vec<usize>, ScoreError> {
-    front_impl(data, d, directions, usize::MAX)
+    front_impl(data, d, directions, usize::MAX, simd_level())
 }
 
 /// [`nondominated`] by comparing every pair of rows, O(n² d): the oracle of the tests.

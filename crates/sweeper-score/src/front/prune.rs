@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::SimdLevel;
 use super::kd::dom;
+use super::simd::multiversion;
 
 /// Rows per parallel task of the pass, at most (small inputs get smaller tasks, so that
 /// the tests reach the multi-task path too).
@@ -176,26 +178,111 @@ fn load_row<const D: usize>(r: &[f64; D], sign: &[f64; D]) -> [f64; D] {
     std::array::from_fn(|j| r[j] * sign[j] + 0.0)
 }
 
-/// Filters rows `a..b`: survivors ascending and whether a NaN was seen. When more than
-/// half of the first rows survive, the rest is kept without testing (the front is large;
-/// the exact kernel does better than a window then).
-fn filter<const D: usize>(
-    data: &[f64],
-    a: usize,
-    b: usize,
-    sign: &[f64; D],
-    seed: &[[f64; D]],
+/// Seeds that every row meets in the branch-free test, at most.
+pub(crate) const HEAD: usize = 4;
+
+/// Bit `t` set when row `t` of `block` (at most 64 rows) is *not* dominated by any row of
+/// `head` (canonical; unused slots hold `-inf` rows, which dominate nothing). Branch-free,
+/// so that the compiler vectorizes it across rows; a NaN row is never dominated, so every
+/// NaN reaches the caller's per-row path, which notices it.
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "built again inside each `multiversion!` wrapper"
+)]
+fn left_mask<const D: usize>(block: &[[f64; D]], sign: &[f64; D], head: &[[f64; D]; HEAD]) -> u64 {
+    let mut m = 0u64;
+    for (t, r) in block.iter().enumerate() {
+        let x: [f64; D] = std::array::from_fn(|j| r[j] * sign[j]);
+        let mut dominated = false;
+        for w in head {
+            let mut ge = true;
+            let mut gt = false;
+            for j in 0..D {
+                ge &= w[j] >= x[j];
+                gt |= w[j] > x[j];
+            }
+            dominated |= ge & gt;
+        }
+        m |= u64::from(!dominated) << t;
+    }
+    m
+}
+
+/// The first row of `window` that dominates `p`. Tests `SCAN` rows at a time without
+/// branches (vectorized across rows): most rows tested are not dominators, and a test that
+/// leaves at the first column that fails mispredicts about half of the time.
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "built again inside each `multiversion!` wrapper"
+)]
+fn first_dominator<const D: usize>(window: &[[f64; D]], p: &[f64; D]) -> Option<usize> {
+    const SCAN: usize = 16;
+    for (c, chunk) in window.chunks(SCAN).enumerate() {
+        let mut m = 0u32;
+        for (k, w) in chunk.iter().enumerate() {
+            let mut ge = true;
+            let mut gt = false;
+            for j in 0..D {
+                ge &= w[j] >= p[j];
+                gt |= w[j] > p[j];
+            }
+            m |= u32::from(ge & gt) << k;
+        }
+        if m != 0 {
+            return Some(c * SCAN + m.trailing_zeros() as usize);
+        }
+    }
+    None
+}
+
+/// What every task of one pass shares.
+struct Shared<'a, const D: usize> {
+    /// The raw input, row-major.
+    data: &'a [f64],
+    /// Per column `1.0` (maximize) or `-1.0` (minimize).
+    sign: &'a [f64; D],
+    /// The seed rows, canonical, strongest first.
+    seed: &'a [[f64; D]],
+    /// Rows a task's window holds at most.
     cap: usize,
-    stats: &LocalStats,
-) -> (Vec<u32>, bool) {
+    /// Local-front statistics over all tasks.
+    stats: &'a LocalStats,
+}
+
+multiversion! {
+    /// Filters rows `a..b`: survivors ascending and whether a NaN was seen. When more than
+    /// half of the first rows survive, the rest is kept without testing (the front is
+    /// large; the exact kernel does better than a window then).
+    fn filter<const D: usize>(job: &Shared<'_, D>, a: usize, b: usize) -> (Vec<u32>, bool)
+        => filter_body;
+}
+
+/// The body of [`filter`], built once per instruction-set level.
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "built again inside each `multiversion!` wrapper"
+)]
+fn filter_body<const D: usize>(job: &Shared<'_, D>, a: usize, b: usize) -> (Vec<u32>, bool) {
     const BLOCK: usize = 64;
+    let Shared {
+        data,
+        sign,
+        seed,
+        cap,
+        stats,
+    } = *job;
     let rows = &data.as_chunks::<D>().0[a..b];
+    // The window: the seeds, then the survivors found on the way, kept in move-to-front
+    // order. Its first `HEAD` rows at the start of a block meet every row of the block in
+    // the branch-free test (so the head follows the data: on uniform 1e6 × 5 a head fixed
+    // to the strongest seeds left twice as many rows to the per-row test).
     let mut window: Vec<[f64; D]> = seed.to_vec();
     let mut ids = Vec::new();
     let mut nan = false;
     let probe = PROBE.min((b - a) / 4).max(1);
-    // Block offsets of the rows the first test leaves, written without branches.
-    let mut miss = [0usize; BLOCK];
     let mut stair: Vec<(f64, f64)> = Vec::new();
     if D == 2 {
         for w in seed {
@@ -217,10 +304,7 @@ fn filter<const D: usize>(
                 .fold(false, |acc, x| acc | x.is_nan());
             let seen = stats.seen.load(Ordering::Relaxed);
             if !nan && stats.local && stats.kept.load(Ordering::Relaxed) * 4 <= seen {
-                let buf: Vec<[f64; D]> = rest
-                    .iter()
-                    .map(|r| std::array::from_fn(|j| r[j] * sign[j] + 0.0))
-                    .collect();
+                let buf: Vec<[f64; D]> = rest.iter().map(|r| load_row(r, sign)).collect();
                 let keep = super::exact::<D>(&buf, false);
                 let before = ids.len();
                 ids.extend(
@@ -236,27 +320,17 @@ fn filter<const D: usize>(
             }
             break;
         }
-        // Branch-free first test against the strongest row, for the whole block; the
-        // rows it leaves are listed, so that the loop below does not branch on each row.
-        let w0 = window.first().copied().unwrap_or([f64::NEG_INFINITY; D]);
-        let mut left = 0;
-        for (t, r) in block.iter().enumerate() {
-            let mut ge = true;
-            let mut gt = false;
-            let mut bad = false;
-            for j in 0..D {
-                let x = r[j] * sign[j];
-                bad |= x.is_nan();
-                ge &= w0[j] >= x;
-                gt |= w0[j] > x;
+        let head: [[f64; D]; HEAD] =
+            std::array::from_fn(|k| window.get(k).copied().unwrap_or([f64::NEG_INFINITY; D]));
+        let mut left = left_mask(block, sign, &head);
+        while left != 0 {
+            let t = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let p = load_row(&block[t], sign);
+            if p.iter().any(|x| x.is_nan()) {
+                nan = true;
+                continue;
             }
-            nan |= bad;
-            miss[left] = t;
-            left += usize::from(!(ge & gt));
-        }
-        for &t in &miss[..left] {
-            let r = &block[t];
-            let p: [f64; D] = std::array::from_fn(|j| r[j] * sign[j] + 0.0);
             if D == 2 {
                 // d = 2: the task's own running front as an exact staircase.
                 if !stair_dominated(&stair, p[0], p[1]) {
@@ -267,7 +341,7 @@ fn filter<const D: usize>(
                 }
                 continue;
             }
-            match window.iter().position(|w| dom(w, &p)) {
+            match first_dominator(&window, &p) {
                 Some(0) => {}
                 Some(j) => window[..=j].rotate_right(1),
                 None => {
@@ -323,7 +397,12 @@ pub(crate) struct LocalStats {
 }
 
 /// One pass over raw `data` (n rows of D), in parallel when `par`.
-pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> Pass<D> {
+pub(crate) fn pass<const D: usize>(
+    data: &[f64],
+    sign: &[f64; D],
+    par: bool,
+    level: SimdLevel,
+) -> Pass<D> {
     let n = data.len() / D;
     let Some(seed) = seed(data, n, sign) else {
         return Pass::Nan;
@@ -335,16 +414,23 @@ pub(crate) fn pass<const D: usize>(data: &[f64], sign: &[f64; D], par: bool) -> 
         seen: AtomicUsize::new(0),
         kept: AtomicUsize::new(0),
     };
+    let job = Shared {
+        data,
+        sign,
+        seed: &seed,
+        cap,
+        stats: &stats,
+    };
     let parts: Vec<(Vec<u32>, bool)> = if par {
         (0..n.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
                 let end = ((c + 1) * chunk).min(n);
-                filter(data, c * chunk, end, sign, &seed, cap, &stats)
+                filter(level, &job, c * chunk, end)
             })
             .collect()
     } else {
-        vec![filter(data, 0, n, sign, &seed, cap, &stats)]
+        vec![filter(level, &job, 0, n)]
     };
     if parts.iter().any(|p| p.1) {
         return Pass::Nan;

@@ -3,8 +3,8 @@
 use sweeper_goal::Direction::{self, Maximize, Minimize};
 use sweeper_score::ScoreError;
 use sweeper_score::front::{
-    dominates, hypervolume, merge_fronts, nondominated, nondominated_ranks,
-    nondominated_with_threshold, pareto_front_sorted,
+    SimdLevel, dominates, hypervolume, merge_fronts, nondominated, nondominated_ranks,
+    nondominated_with_level, nondominated_with_threshold, pareto_front_sorted,
 };
 
 const MAX2: [Direction; 2] = [Maximize, Maximize];
@@ -67,6 +67,52 @@ fn nan_names_row_and_column() {
     );
     let err = merge_fronts(&[1.0, 2.0], &[f64::NAN, 0.0], 2, &MAX2).unwrap_err();
     assert_eq!(err, ScoreError::NanValue { row: 1, column: 0 });
+}
+
+#[test]
+fn nan_is_found_by_the_pass_at_every_level() {
+    // Rows on a shrinking diagonal (each dominated by row 0), so that the pass's
+    // branch-free test would drop a NaN row if it did not look for NaN; one NaN per case, in
+    // a different column and row each time, among 5,000 rows that reach the pass.
+    for d in 1..=9 {
+        for (case, row) in [1usize, 63, 64, 4_321, 4_999].into_iter().enumerate() {
+            let n = 5_000;
+            let mut data: Vec<f64> = (0..n * d).map(|k| 1.0 - (k / d) as f64 * 1e-4).collect();
+            let column = (case + row) % d;
+            data[row * d + column] = f64::NAN;
+            let dirs = vec![Maximize; d];
+            for level in [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512] {
+                for threshold in [1, usize::MAX] {
+                    let err =
+                        nondominated_with_level(&data, d, &dirs, threshold, level).unwrap_err();
+                    assert_eq!(err, ScoreError::NanValue { row, column }, "d={d} {level:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_level_gives_the_same_front() {
+    // A deterministic cloud (a Weyl sequence per column) twice over, so that
+    // duplicates, ties and minimized columns all reach the vectorized loops.
+    for d in 1..=9 {
+        let n = 2_000;
+        let mut data: Vec<f64> = (0..n * d)
+            .map(|k| ((k as f64) * 0.618_033_988_749_894_9 + (k % d) as f64 * 0.1).fract())
+            .collect();
+        data.copy_within(0..1_000 * d, 1_000 * d);
+        let dirs: Vec<_> = (0..d)
+            .map(|j| if j % 2 == 0 { Maximize } else { Minimize })
+            .collect();
+        let want = sweeper_score::front::nondominated_brute_force(&data, d, &dirs).unwrap();
+        for level in [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512] {
+            for threshold in [1, usize::MAX] {
+                let got = nondominated_with_level(&data, d, &dirs, threshold, level).unwrap();
+                assert_eq!(got, want, "d={d} {level:?} threshold {threshold}");
+            }
+        }
+    }
 }
 
 #[test]
