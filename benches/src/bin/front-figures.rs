@@ -58,14 +58,6 @@ fn gen_all(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Nanoseconds this thread has spent on a CPU (Linux), for tuning on a busy machine.
-fn thread_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
-
 fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
     let (data, d) = npy::read(BufReader::new(File::open(path)?))?;
     let dirs = vec![Direction::Maximize; d];
@@ -73,19 +65,13 @@ fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
     let mut front = 0;
     for _ in 0..repeat {
         let t = Instant::now();
-        let c = thread_cpu_ns();
         let f = if seq {
             sweeper_score::front::nondominated_sequential(&data, d, &dirs)
         } else {
             sweeper_score::front::nondominated(&data, d, &dirs)
         }
         .map_err(std::io::Error::other)?;
-        // One thread: its CPU time, which a busy machine does not inflate.
-        times.push(if seq {
-            (thread_cpu_ns() - c) as f64 / 1e6
-        } else {
-            t.elapsed().as_secs_f64() * 1e3
-        });
+        times.push(t.elapsed().as_secs_f64() * 1e3);
         front = f.len();
     }
     times.sort_by(f64::total_cmp);

@@ -10,6 +10,8 @@
 
 use rayon::prelude::*;
 
+use super::simd::multiversion;
+
 /// Rows per leaf.
 const LEAF: usize = 16;
 
@@ -172,28 +174,50 @@ pub(crate) fn front_tree<const D: usize>(pts: &[[f64; D]], par: bool) -> Vec<boo
     keep
 }
 
-/// Sort-filter-skyline over const-D rows (see [`front_sfs_dyn`]); gives up (`None`) once the
-/// front passes `max_front` rows, where the tree is the better tool.
-pub(crate) fn front_sfs<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bool>> {
-    let mut order: Vec<(f64, u32)> = pts
+multiversion! {
+    /// Sort-filter-skyline over const-D rows (see [`front_sfs_dyn`]); gives up (`None`) once
+    /// the front passes `max_front` rows, where the tree is the better tool.
+    pub(crate) fn front_sfs<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bool>>
+        => sfs_body;
+}
+
+/// The body of [`front_sfs`], built once per instruction-set level.
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "built again inside each `multiversion!` wrapper"
+)]
+fn sfs_body<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bool>> {
+    // Descending key as an ascending integer (the key is never NaN), ties by index for now.
+    let mut order: Vec<(u64, u32)> = pts
         .iter()
         .enumerate()
-        .map(|(i, p)| (mono_key(p), i as u32))
+        .map(|(i, p)| (!sortable(mono_key(p)), i as u32))
         .collect();
-    order.sort_unstable_by(|a, b| {
-        b.0.total_cmp(&a.0).then_with(|| {
-            let (pa, pb) = (&pts[a.1 as usize], &pts[b.1 as usize]);
-            (0..D)
-                .map(|j| pb[j].total_cmp(&pa[j]))
-                .find(|o| o.is_ne())
-                .unwrap_or(std::cmp::Ordering::Equal)
-        })
-    });
+    order.sort_unstable();
+    // Equal keys: lexicographically descending, so that a dominator still comes first.
+    let mut a = 0;
+    while a < order.len() {
+        let mut b = a + 1;
+        while b < order.len() && order[b].0 == order[a].0 {
+            b += 1;
+        }
+        if b - a > 1 {
+            order[a..b].sort_by(|x, y| {
+                let (px, py) = (&pts[x.1 as usize], &pts[y.1 as usize]);
+                (0..D)
+                    .map(|j| py[j].total_cmp(&px[j]))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+        }
+        a = b;
+    }
     let mut keep = vec![false; pts.len()];
     let mut window: Vec<[f64; D]> = Vec::new();
     for &(_, i) in &order {
         let p = &pts[i as usize];
-        if !window.iter().any(|w| dom(w, p)) {
+        if first_dominator(&window, p).is_none() {
             if window.len() == max_front {
                 return None;
             }
@@ -202,6 +226,46 @@ pub(crate) fn front_sfs<const D: usize>(pts: &[[f64; D]], max_front: usize) -> O
         }
     }
     Some(keep)
+}
+
+/// `x`'s order as an unsigned integer: `a < b` iff `sortable(a) < sortable(b)`, for
+/// non-NaN `a`, `b` other than `-0.0` (callers add `0.0` first).
+#[inline]
+fn sortable(x: f64) -> u64 {
+    let bits = (x + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// The first row of `window` that dominates `p`. Tests `SCAN` rows at a time without
+/// branches (vectorized across rows): most rows tested are not dominators, and a test that
+/// leaves at the first column that fails mispredicts about half of the time.
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "built again inside each `multiversion!` wrapper"
+)]
+pub(crate) fn first_dominator<const D: usize>(window: &[[f64; D]], p: &[f64; D]) -> Option<usize> {
+    const SCAN: usize = 16;
+    for (c, chunk) in window.chunks(SCAN).enumerate() {
+        let mut m = 0u32;
+        for (k, w) in chunk.iter().enumerate() {
+            let mut ge = true;
+            let mut gt = false;
+            for j in 0..D {
+                ge &= w[j] >= p[j];
+                gt |= w[j] > p[j];
+            }
+            m |= u32::from(ge & gt) << k;
+        }
+        if m != 0 {
+            return Some(c * SCAN + m.trailing_zeros() as usize);
+        }
+    }
+    None
 }
 
 /// A sort key that never decreases from a row to a row that dominates it: the sum of the

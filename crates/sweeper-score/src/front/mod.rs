@@ -138,20 +138,21 @@ const PRUNE_MIN_ROWS: usize = 64;
 /// Below this many rows the d >= 4 kernel filters a sorted list instead of building a tree.
 const TREE_MIN_ROWS: usize = 256;
 /// Above it too while the front stays within this many rows.
-const SFS_MAX_FRONT: usize = 96;
+const SFS_MAX_FRONT: usize = 2048;
 
 /// The exact front of canonical rows, a flag per row.
-pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool) -> Vec<bool> {
+pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool, level: SimdLevel) -> Vec<bool> {
     let flat = pts.as_flattened();
     match D {
         2 => sweep::front2(flat.as_chunks::<2>().0, par),
         3 => sweep::front3(flat.as_chunks::<3>().0, par),
         _ => kd::front_sfs(
+            level,
             pts,
             if pts.len() < TREE_MIN_ROWS {
                 usize::MAX
             } else {
-                SFS_MAX_FRONT
+                SFS_MAX_FRONT.min(pts.len() / 4 + 64)
             },
         )
         .unwrap_or_else(|| kd::front_tree(pts, par)),
@@ -161,7 +162,7 @@ pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool) -> Vec<bool> {
 /// The exact front of a flat canonical buffer of any d, a flag per row (one thread).
 pub(crate) fn exact_dyn(v: &[f64], d: usize) -> Vec<bool> {
     fn go<const D: usize>(v: &[f64]) -> Vec<bool> {
-        exact::<D>(v.as_chunks::<D>().0, false)
+        exact::<D>(v.as_chunks::<D>().0, false, simd_level())
     }
     match d {
         1 => {
@@ -201,7 +202,7 @@ fn run<const D: usize>(
     let n = data.len() / D;
     if n < PRUNE_MIN_ROWS || u32::try_from(n).is_err() {
         let c = canonicalise(data, D, directions)?;
-        return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par)));
+        return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par, level)));
     }
     let sign: [f64; D] = std::array::from_fn(|j| directions[j].sign());
     // Only on the sequential path: with the default threshold that is every input under
@@ -218,7 +219,7 @@ fn run<const D: usize>(
             unreachable!("the pass saw a NaN that the scan did not")
         }
         prune::Pass::Survivors(ids, vals) => {
-            let keep = exact::<D>(&vals, par);
+            let keep = exact::<D>(&vals, par, level);
             Ok(ids
                 .iter()
                 .zip(keep)

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::SimdLevel;
-use super::kd::dom;
+use super::kd::{dom, first_dominator};
 use super::simd::multiversion;
 
 /// Rows per parallel task of the pass, at most (small inputs get smaller tasks, so that
@@ -45,7 +45,12 @@ fn load<const D: usize>(data: &[f64], i: usize, sign: &[f64; D]) -> [f64; D] {
 /// next one dominates the most sample rows that the ones before do not (a greedy set
 /// cover), so that a dominated input row usually meets its dominator within the first few
 /// tests. `None` when the sample holds a NaN.
-fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[f64; D]>> {
+fn seed<const D: usize>(
+    data: &[f64],
+    n: usize,
+    sign: &[f64; D],
+    level: SimdLevel,
+) -> Option<Vec<[f64; D]>> {
     // About 4·sqrt(n) rows: enough for strong seeds, cheap next to the pass.
     let m = ((4.0 * (n as f64).sqrt()) as usize)
         .clamp(1, 1024 * D)
@@ -55,7 +60,7 @@ fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[
     if sample.iter().flatten().any(|x| x.is_nan()) {
         return None;
     }
-    let keep = super::exact::<D>(&sample, false);
+    let keep = super::exact::<D>(&sample, false, level);
     let mut front: Vec<[f64; D]> = sample
         .iter()
         .zip(&keep)
@@ -96,18 +101,7 @@ fn seed<const D: usize>(data: &[f64], n: usize, sign: &[f64; D]) -> Option<Vec<[
         .copied()
         .collect();
     let words = sub.len().div_ceil(64);
-    let cover: Vec<Vec<u64>> = front
-        .iter()
-        .map(|p| {
-            let mut bits = vec![0u64; words];
-            for (k, s) in sub.iter().enumerate() {
-                if dom(p, s) {
-                    bits[k / 64] |= 1 << (k % 64);
-                }
-            }
-            bits
-        })
-        .collect();
+    let cover = cover(level, &front, &sub);
     let mut covered = vec![0u64; words];
     let mut used = vec![false; front.len()];
     let mut picks = Vec::new();
@@ -209,32 +203,32 @@ fn left_mask<const D: usize>(block: &[[f64; D]], sign: &[f64; D], head: &[[f64; 
     m
 }
 
-/// The first row of `window` that dominates `p`. Tests `SCAN` rows at a time without
-/// branches (vectorized across rows): most rows tested are not dominators, and a test that
-/// leaves at the first column that fails mispredicts about half of the time.
+multiversion! {
+    /// Per candidate, the bit set of the `sub` rows it dominates.
+    fn cover<const D: usize>(cands: &[[f64; D]], sub: &[[f64; D]]) -> Vec<Vec<u64>> => cover_body;
+}
+
+/// The body of [`cover`], built once per instruction-set level.
 #[inline(always)]
 #[allow(
     clippy::inline_always,
     reason = "built again inside each `multiversion!` wrapper"
 )]
-fn first_dominator<const D: usize>(window: &[[f64; D]], p: &[f64; D]) -> Option<usize> {
-    const SCAN: usize = 16;
-    for (c, chunk) in window.chunks(SCAN).enumerate() {
-        let mut m = 0u32;
-        for (k, w) in chunk.iter().enumerate() {
-            let mut ge = true;
-            let mut gt = false;
-            for j in 0..D {
-                ge &= w[j] >= p[j];
-                gt |= w[j] > p[j];
-            }
-            m |= u32::from(ge & gt) << k;
-        }
-        if m != 0 {
-            return Some(c * SCAN + m.trailing_zeros() as usize);
-        }
-    }
-    None
+fn cover_body<const D: usize>(cands: &[[f64; D]], sub: &[[f64; D]]) -> Vec<Vec<u64>> {
+    cands
+        .iter()
+        .map(|p| {
+            sub.chunks(64)
+                .map(|block| {
+                    let mut m = 0u64;
+                    for (t, s) in block.iter().enumerate() {
+                        m |= u64::from(dom(p, s)) << t;
+                    }
+                    m
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// What every task of one pass shares.
@@ -249,6 +243,8 @@ struct Shared<'a, const D: usize> {
     cap: usize,
     /// Local-front statistics over all tasks.
     stats: &'a LocalStats,
+    /// The instruction-set level of the exact kernels called on the way.
+    level: SimdLevel,
 }
 
 multiversion! {
@@ -273,6 +269,7 @@ fn filter_body<const D: usize>(job: &Shared<'_, D>, a: usize, b: usize) -> (Vec<
         seed,
         cap,
         stats,
+        ..
     } = *job;
     let rows = &data.as_chunks::<D>().0[a..b];
     // The window: the seeds, then the survivors found on the way, kept in move-to-front
@@ -305,7 +302,7 @@ fn filter_body<const D: usize>(job: &Shared<'_, D>, a: usize, b: usize) -> (Vec<
             let seen = stats.seen.load(Ordering::Relaxed);
             if !nan && stats.local && stats.kept.load(Ordering::Relaxed) * 4 <= seen {
                 let buf: Vec<[f64; D]> = rest.iter().map(|r| load_row(r, sign)).collect();
-                let keep = super::exact::<D>(&buf, false);
+                let keep = super::exact::<D>(&buf, false, job.level);
                 let before = ids.len();
                 ids.extend(
                     keep.iter()
@@ -404,7 +401,7 @@ pub(crate) fn pass<const D: usize>(
     level: SimdLevel,
 ) -> Pass<D> {
     let n = data.len() / D;
-    let Some(seed) = seed(data, n, sign) else {
+    let Some(seed) = seed(data, n, sign, level) else {
         return Pass::Nan;
     };
     let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 256 * D };
@@ -420,6 +417,7 @@ pub(crate) fn pass<const D: usize>(
         seed: &seed,
         cap,
         stats: &stats,
+        level,
     };
     let parts: Vec<(Vec<u32>, bool)> = if par {
         (0..n.div_ceil(chunk))
