@@ -60,7 +60,10 @@ fn seed<const D: usize>(
     if sample.iter().flatten().any(|x| x.is_nan()) {
         return None;
     }
-    let keep = super::exact::<D>(&sample, false, level);
+    // The sample's front is usually small: the skyline (no tree, no staircase) finds it
+    // fastest; a large one goes to the exact kernel.
+    let keep = super::kd::front_sfs(level, &sample, 256)
+        .unwrap_or_else(|| super::exact::<D>(&sample, false, level));
     let mut front: Vec<[f64; D]> = sample
         .iter()
         .zip(&keep)
