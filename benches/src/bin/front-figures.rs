@@ -80,7 +80,7 @@ fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     println!(
-        "{name}\t{}\t{d}\t{front}\t{:.3}\t{:.3}",
+        "{name}\t{}\t{d}\t{front}\t{:.4}\t{:.4}",
         data.len() / d,
         times[times.len() / 2],
         times[0]
