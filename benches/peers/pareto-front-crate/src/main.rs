@@ -78,6 +78,6 @@ fn main() {
             5 => time::<5>(&data, repeat),
             _ => panic!("d = {d} not supported"),
         };
-        println!("{path}\t{front}\t{ms:.3}");
+        println!("{path}\t{front}\t{ms:.4}");
     }
 }

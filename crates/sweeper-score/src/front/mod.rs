@@ -219,7 +219,7 @@ fn run<const D: usize>(
     // `SMALL_ROWS`, and a forced parallel path (the tests) reaches the pass.
     if n < SMALL_ROWS
         && !par
-        && let Some(front) = prune::small_front::<D>(data, &sign, SMALL_MAX_FRONT)
+        && let Some(front) = prune::small_front::<D>(level, data, &sign, SMALL_MAX_FRONT)
     {
         return Ok(front);
     }
