@@ -11,6 +11,7 @@
 use rayon::prelude::*;
 
 use super::simd::multiversion;
+use super::sweep::ord_key;
 
 /// Rows per leaf.
 const LEAF: usize = 16;
@@ -192,7 +193,7 @@ fn sfs_body<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bo
     let mut order: Vec<(u64, u32)> = pts
         .iter()
         .enumerate()
-        .map(|(i, p)| (!sortable(mono_key(p)), i as u32))
+        .map(|(i, p)| (!ord_key(mono_key(p) + 0.0), i as u32))
         .collect();
     order.sort_unstable();
     // Equal keys: lexicographically descending, so that a dominator still comes first.
@@ -226,18 +227,6 @@ fn sfs_body<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bo
         }
     }
     Some(keep)
-}
-
-/// `x`'s order as an unsigned integer: `a < b` iff `sortable(a) < sortable(b)`, for
-/// non-NaN `a`, `b` other than `-0.0` (callers add `0.0` first).
-#[inline]
-fn sortable(x: f64) -> u64 {
-    let bits = (x + 0.0).to_bits();
-    if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | 1 << 63
-    }
 }
 
 /// The first row of `window` that dominates `p`. Tests `SCAN` rows at a time without
