@@ -325,6 +325,19 @@ pub fn nondominated_with_threshold(
 /// [`nondominated_with_threshold`] with the hot loops built for `level` (or for the widest
 /// level this CPU has, if that is lower) instead of [`simd_level`]; the result is the same
 /// at every level. Exposed so that tests and benchmarks can run each level.
+///
+/// ```
+/// use sweeper_goal::Direction::Maximize;
+/// use sweeper_score::front::{SimdLevel, nondominated_with_level, simd_level};
+///
+/// let data = [1.0, 2.0, 2.0, 1.0, 0.5, 0.5];
+/// println!("vector instructions: {}", simd_level().name());
+/// for level in [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512] {
+///     // Levels the CPU lacks run as its widest one.
+///     let front = nondominated_with_level(&data, 2, &[Maximize; 2], usize::MAX, level).unwrap();
+///     assert_eq!(front, vec![0, 1]);
+/// }
+/// ```
 pub fn nondominated_with_level(
     data: &[f64],
     d: usize,

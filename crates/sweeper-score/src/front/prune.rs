@@ -50,7 +50,7 @@ fn seed<const D: usize>(
     n: usize,
     sign: &[f64; D],
     level: SimdLevel,
-) -> Option<Vec<[f64; D]>> {
+) -> Option<(Vec<[f64; D]>, usize)> {
     // About 4·sqrt(n) rows: enough for strong seeds, cheap next to the pass.
     let m = ((4.0 * (n as f64).sqrt()) as usize)
         .clamp(1, 1024 * D)
@@ -108,6 +108,7 @@ fn seed<const D: usize>(
     let mut covered = vec![0u64; words];
     let mut used = vec![false; front.len()];
     let mut picks = Vec::new();
+    let mut gains = Vec::new();
     for _ in 0..SEED_MAX * D {
         let best = (0..front.len())
             .filter(|&c| !used[c])
@@ -129,8 +130,27 @@ fn seed<const D: usize>(
             *w |= b;
         }
         picks.push(front[c]);
+        gains.push(gain);
     }
-    Some(picks)
+    Some((picks, head_rows(&gains, sub.len())))
+}
+
+/// How many head rows the pass's branch-free test should use, from the greedy gains of the
+/// seeds on `rows` sample rows: fewer than [`HEAD`] only when the rows they leave that four
+/// would have caught are at most 0.5% of the sample. Each head row costs every input row a
+/// vector test, so on correlated data, where the first seeds dominate nearly everything,
+/// two head rows are cheaper than four (A/B, min of five medians: correlated 1e5 × 3
+/// 0.26 -> 0.19 ms, 1e6 × 4 3.06 -> 2.2 ms). The rows left cost far more on uniform data,
+/// whose window rows are more and farther apart: a cost model that picked two head rows
+/// for uniform 1e5 × 3 (3.2%, 2.4% and 1.7% of the sample left by 1, 2 and 4 seeds)
+/// doubled its time, hence the margin.
+fn head_rows(gains: &[u32], rows: usize) -> usize {
+    let rows = rows.max(1) as f64;
+    let left = |h: usize| 1.0 - f64::from(gains.iter().take(h).sum::<u32>()) / rows;
+    [1, 2]
+        .into_iter()
+        .find(|&h| left(h) - left(HEAD) <= 0.005)
+        .unwrap_or(HEAD)
 }
 
 multiversion! {
@@ -292,6 +312,8 @@ struct Shared<'a, const D: usize> {
     stats: &'a LocalStats,
     /// The instruction-set level of the exact kernels called on the way.
     level: SimdLevel,
+    /// Rows of the window's head in the branch-free test: 1, 2 or [`HEAD`].
+    head: usize,
 }
 
 multiversion! {
@@ -309,6 +331,24 @@ multiversion! {
     reason = "built again inside each `multiversion!` wrapper"
 )]
 fn filter_body<const D: usize>(job: &Shared<'_, D>, a: usize, b: usize) -> (Vec<u32>, bool) {
+    match job.head {
+        1 => filter_head::<D, 1>(job, a, b),
+        2 => filter_head::<D, 2>(job, a, b),
+        _ => filter_head::<D, HEAD>(job, a, b),
+    }
+}
+
+/// [`filter_body`] with `H` head rows.
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "built again inside each `multiversion!` wrapper"
+)]
+fn filter_head<const D: usize, const H: usize>(
+    job: &Shared<'_, D>,
+    a: usize,
+    b: usize,
+) -> (Vec<u32>, bool) {
     const BLOCK: usize = 64;
     let Shared {
         data,
@@ -364,7 +404,7 @@ fn filter_body<const D: usize>(job: &Shared<'_, D>, a: usize, b: usize) -> (Vec<
             }
             break;
         }
-        let head: [[f64; D]; HEAD] =
+        let head: [[f64; D]; H] =
             std::array::from_fn(|k| window.get(k).copied().unwrap_or([f64::NEG_INFINITY; D]));
         let mut left = left_mask(block, sign, &head);
         while left != 0 {
@@ -448,7 +488,7 @@ pub(crate) fn pass<const D: usize>(
     level: SimdLevel,
 ) -> Pass<D> {
     let n = data.len() / D;
-    let Some(seed) = seed(data, n, sign, level) else {
+    let Some((seed, head)) = seed(data, n, sign, level) else {
         return Pass::Nan;
     };
     let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 256 * D };
@@ -465,6 +505,7 @@ pub(crate) fn pass<const D: usize>(
         cap,
         stats: &stats,
         level,
+        head,
     };
     let parts: Vec<(Vec<u32>, bool)> = if par {
         (0..n.div_ceil(chunk))
@@ -490,7 +531,8 @@ pub(crate) fn pass<const D: usize>(
         ids
     };
     // The one copy of the data: the survivors' canonical rows, contiguous.
-    let vals: Vec<[f64; D]> = if par {
+    // In parallel only when there are many (a rayon round costs tens of microseconds).
+    let vals: Vec<[f64; D]> = if par && ids.len() >= 1 << 14 {
         ids.par_iter()
             .map(|&i| load(data, i as usize, sign))
             .collect()
@@ -498,4 +540,71 @@ pub(crate) fn pass<const D: usize>(
         ids.iter().map(|&i| load(data, i as usize, sign)).collect()
     };
     Pass::Survivors(ids, vals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_head_count_keeps_every_front_row() {
+        // A Weyl cloud twice over (so every front row has a duplicate, which no head row
+        // may drop), one column minimized; each head count and level filters it, and the
+        // survivors must hold the whole front.
+        const D: usize = 3;
+        let n = 4_000;
+        let mut data: Vec<f64> = (0..n * D)
+            .map(|k| ((k as f64) * 0.618_033_988_749_894_9).fract())
+            .collect();
+        data.copy_within(0..n / 2 * D, n / 2 * D);
+        // A second cloud whose front is every copy of one top row (on every 7th row, so
+        // the seeds are copies of it too): a head row that dropped rows equal to it would
+        // lose the whole front.
+        let mut top = data.clone();
+        for row in top.chunks_exact_mut(D).step_by(7) {
+            row.copy_from_slice(&[1.0, 0.0, 1.0]);
+        }
+        for data in [data, top] {
+            check_heads(&data, n);
+        }
+    }
+
+    fn check_heads(data: &[f64], n: usize) {
+        const D: usize = 3;
+        let dirs = [
+            sweeper_goal::Direction::Maximize,
+            sweeper_goal::Direction::Minimize,
+            sweeper_goal::Direction::Maximize,
+        ];
+        let sign = dirs.map(sweeper_goal::Direction::sign);
+        let front = crate::front::nondominated_brute_force(data, D, &dirs).unwrap();
+        for level in [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512] {
+            let (seed, _) = seed(data, n, &sign, level).unwrap();
+            for head in [1, 2, HEAD] {
+                let stats = LocalStats {
+                    local: false,
+                    seen: AtomicUsize::new(0),
+                    kept: AtomicUsize::new(0),
+                };
+                let job = Shared {
+                    data,
+                    sign: &sign,
+                    seed: &seed,
+                    cap: seed.len() + 16 * D,
+                    stats: &stats,
+                    level,
+                    head,
+                };
+                let (ids, nan) = filter(level, &job, 0, n);
+                assert!(!nan);
+                assert!(ids.len() < n, "the pass dropped nothing");
+                for &i in &front {
+                    assert!(
+                        ids.contains(&(i as u32)),
+                        "front row {i} dropped ({level:?}, {head} head rows)"
+                    );
+                }
+            }
+        }
+    }
 }
