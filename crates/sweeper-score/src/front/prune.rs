@@ -60,16 +60,20 @@ fn seed<const D: usize>(
     if sample.iter().flatten().any(|x| x.is_nan()) {
         return None;
     }
-    // The sample's front is usually small: the skyline (no tree, no staircase) finds it
+    // The sample's front is usually small: the block-nested loop (no sort) finds it
     // fastest; a large one goes to the exact kernel.
-    let keep = super::kd::front_sfs(level, &sample, 256)
-        .unwrap_or_else(|| super::exact::<D>(&sample, false, level));
-    let mut front: Vec<[f64; D]> = sample
-        .iter()
-        .zip(&keep)
-        .filter(|(_, k)| **k)
-        .map(|(p, _)| *p)
-        .collect();
+    let mut front: Vec<[f64; D]> =
+        if let Some(ids) = small_front(level, sample.as_flattened(), &[1.0; D], 256) {
+            ids.iter().map(|&i| sample[i]).collect()
+        } else {
+            let keep = super::exact::<D>(&sample, false, level);
+            sample
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(p, _)| *p)
+                .collect()
+        };
     // Too many candidates: keep those of largest normalised log-volume (cheap proxy).
     let cands = 32 * D;
     if front.len() > cands {
