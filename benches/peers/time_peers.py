@@ -72,7 +72,7 @@ def main():
     # numba compiles on first use: do it outside the timings.
     paretoset(np.random.rand(100, 3), sense=["max"] * 3, distinct=False)
 
-    ours = [os.environ.get("FRONT_FIGURES", os.path.join(TARGET, "release", "front-figures")), "--repeat", "5"]
+    ours = [os.environ.get("FRONT_FIGURES", os.path.join(TARGET, "release", "front-figures")), "--repeat", "7"]
     crate = [os.path.join(TARGET, "release", "time-pareto-front-crate"), "--repeat", "3"]
     last = {}  # (peer, dist, d) -> (n, seconds)
 
