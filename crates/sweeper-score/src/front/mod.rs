@@ -240,31 +240,6 @@ fn run<const D: usize>(
     }
 }
 
-/// The front with an explicit parallel threshold.
-fn front_impl(
-    data: &[f64],
-    d: usize,
-    directions: &[Direction],
-    min_parallel_rows: usize,
-    level: SimdLevel,
-) -> Result<Vec<usize>, ScoreError> {
-    let n = check_shape(data, d, directions)?;
-    let par = n >= min_parallel_rows;
-    match d {
-        2 => run::<2>(data, directions, par, level),
-        3 => run::<3>(data, directions, par, level),
-        4 => run::<4>(data, directions, par, level),
-        5 => run::<5>(data, directions, par, level),
-        6 => run::<6>(data, directions, par, level),
-        7 => run::<7>(data, directions, par, level),
-        8 => run::<8>(data, directions, par, level),
-        _ => {
-            let c = canonicalise(data, d, directions)?;
-            Ok(flagged(&exact_dyn(&c.v, d)))
-        }
-    }
-}
-
 /// Whether row `a` dominates row `b`: at least as good in every column, each in its own
 /// direction, and strictly better in one. Rows of different lengths are compared over the
 /// common prefix of `a`, `b` and `directions`; a NaN compares as neither better nor worse,
@@ -307,7 +282,7 @@ pub fn nondominated(
     } else {
         usize::MAX
     };
-    front_impl(data, d, directions, min_rows, simd_level())
+    nondominated_with_level(data, d, directions, min_rows, simd_level())
 }
 
 /// [`nondominated`] with an explicit parallel threshold: inputs of at least
@@ -319,7 +294,7 @@ pub fn nondominated_with_threshold(
     directions: &[Direction],
     min_parallel_rows: usize,
 ) -> Result<Vec<usize>, ScoreError> {
-    front_impl(data, d, directions, min_parallel_rows, simd_level())
+    nondominated_with_level(data, d, directions, min_parallel_rows, simd_level())
 }
 
 /// [`nondominated_with_threshold`] with the hot loops built for `level` (or for the widest
@@ -345,7 +320,21 @@ pub fn nondominated_with_level(
     min_parallel_rows: usize,
     level: SimdLevel,
 ) -> Result<Vec<usize>, ScoreError> {
-    front_impl(data, d, directions, min_parallel_rows, level)
+    let n = check_shape(data, d, directions)?;
+    let par = n >= min_parallel_rows;
+    match d {
+        2 => run::<2>(data, directions, par, level),
+        3 => run::<3>(data, directions, par, level),
+        4 => run::<4>(data, directions, par, level),
+        5 => run::<5>(data, directions, par, level),
+        6 => run::<6>(data, directions, par, level),
+        7 => run::<7>(data, directions, par, level),
+        8 => run::<8>(data, directions, par, level),
+        _ => {
+            let c = canonicalise(data, d, directions)?;
+            Ok(flagged(&exact_dyn(&c.v, d)))
+        }
+    }
 }
 
 /// [`nondominated`] on one thread (no rayon at any size).
@@ -354,7 +343,7 @@ pub fn nondominated_sequential(
     d: usize,
     directions: &[Direction],
 ) -> Result<Vec<usize>, ScoreError> {
-    front_impl(data, d, directions, usize::MAX, simd_level())
+    nondominated_with_level(data, d, directions, usize::MAX, simd_level())
 }
 
 /// [`nondominated`] by comparing every pair of rows, O(n² d): the oracle of the tests.
