@@ -11,8 +11,9 @@
 //! `--simd baseline|avx2|avx512` caps the vector instructions of the kernel's hot loops (it
 //! uses the widest the CPU has by default; the level in use goes to stderr).
 //!
-//! Timing wraps the kernel call only (`nondominated`, every column maximized), after one
-//! untimed call; the figure is the median of the repetitions. Output: one tab-separated line per file.
+//! Timing wraps the kernel call only (`nondominated`, every column maximized), with the
+//! protocol of `benches/peers/time_peers.py`: one untimed warm-up call, then up to
+//! `--repeat` calls or 2 s of calls; the figure is their median. Output: one tab-separated line per file.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -61,18 +62,12 @@ fn gen_all(dir: &Path) -> std::io::Result<()> {
 fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
     let (data, d) = npy::read(BufReader::new(File::open(path)?))?;
     let dirs = vec![Direction::Maximize; d];
-    // One untimed call first: the first parallel call of a process also starts rayon's
-    // thread pool (a fresh process took 2.9-4.5 ms for uniform 1e6 × 3 where later calls
-    // take about 2.2 ms); the peers get the same (numba compiles before paretoset is timed).
-    if seq {
-        sweeper_score::front::nondominated_sequential(&data, d, &dirs)
-    } else {
-        sweeper_score::front::nondominated(&data, d, &dirs)
-    }
-    .map_err(std::io::Error::other)?;
-    let mut times = Vec::with_capacity(repeat);
-    let mut front = 0;
-    for _ in 0..repeat {
+    // The protocol of `benches/peers/time_peers.py`, for every tool alike: one untimed
+    // warm-up call (the first parallel call of a process also starts rayon's thread pool,
+    // and a fresh process's first calls run slower: 4.4, 4.0, 3.4, 2.9, 2.5 ms for the pass
+    // over uniform 1e6 × 3 on one thread), counted when it takes over 1 s; then calls until
+    // `repeat` of them or 2 s; the median.
+    let call = || {
         let t = Instant::now();
         let f = if seq {
             sweeper_score::front::nondominated_sequential(&data, d, &dirs)
@@ -80,8 +75,18 @@ fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
             sweeper_score::front::nondominated(&data, d, &dirs)
         }
         .map_err(std::io::Error::other)?;
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-        front = f.len();
+        Ok::<_, std::io::Error>((f.len(), t.elapsed().as_secs_f64() * 1e3))
+    };
+    let mut times = Vec::with_capacity(repeat);
+    let (mut front, first) = call()?;
+    if first > 1e3 {
+        times.push(first);
+    }
+    let start = Instant::now();
+    while times.len() < repeat && start.elapsed().as_secs_f64() <= 2.0 {
+        let (f, ms) = call()?;
+        front = f;
+        times.push(ms);
     }
     times.sort_by(f64::total_cmp);
     let name = path
