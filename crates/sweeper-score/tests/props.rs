@@ -11,9 +11,6 @@ use sweeper_score::front::{
     pareto_front_sorted,
 };
 
-/// Every instruction-set level of the hot loops (those this CPU lacks run as its widest).
-const LEVELS: [SimdLevel; 3] = [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512];
-
 /// Cases per property: small in code, `PROPTEST_CASES` from outside.
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
@@ -118,7 +115,7 @@ proptest! {
         prop_assert_eq!(&nondominated_sequential(&data, d, &dirs).unwrap(), &brute);
         prop_assert_eq!(&nondominated_with_threshold(&data, d, &dirs, 1).unwrap(), &brute);
         prop_assert_eq!(&nondominated(&data, d, &dirs).unwrap(), &brute);
-        for level in LEVELS {
+        for level in SimdLevel::ALL {
             prop_assert_eq!(&nondominated_with_level(&data, d, &dirs, 1, level).unwrap(), &brute);
         }
     }
@@ -128,7 +125,7 @@ proptest! {
         let brute = nondominated_brute_force(&data, d, &dirs).unwrap();
         prop_assert_eq!(&nondominated_sequential(&data, d, &dirs).unwrap(), &brute);
         prop_assert_eq!(&nondominated_with_threshold(&data, d, &dirs, 1).unwrap(), &brute);
-        for level in LEVELS {
+        for level in SimdLevel::ALL {
             prop_assert_eq!(&nondominated_with_level(&data, d, &dirs, 1, level).unwrap(), &brute);
             prop_assert_eq!(&nondominated_with_level(&data, d, &dirs, usize::MAX, level).unwrap(), &brute);
         }

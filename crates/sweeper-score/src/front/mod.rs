@@ -307,7 +307,7 @@ pub fn nondominated_with_threshold(
 ///
 /// let data = [1.0, 2.0, 2.0, 1.0, 0.5, 0.5];
 /// println!("vector instructions: {}", simd_level().name());
-/// for level in [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512] {
+/// for level in SimdLevel::ALL {
 ///     // Levels the CPU lacks run as its widest one.
 ///     let front = nondominated_with_level(&data, 2, &[Maximize; 2], usize::MAX, level).unwrap();
 ///     assert_eq!(front, vec![0, 1]);

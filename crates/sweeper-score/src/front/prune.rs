@@ -582,7 +582,7 @@ mod tests {
         ];
         let sign = dirs.map(sweeper_goal::Direction::sign);
         let front = crate::front::nondominated_brute_force(data, D, &dirs).unwrap();
-        for level in [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512] {
+        for level in SimdLevel::ALL {
             let (seed, _) = seed(data, n, &sign, level).unwrap();
             for head in [1, 2, HEAD] {
                 let stats = LocalStats {

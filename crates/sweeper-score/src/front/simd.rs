@@ -27,6 +27,9 @@ pub enum SimdLevel {
 }
 
 impl SimdLevel {
+    /// Every level, narrowest first.
+    pub const ALL: [Self; 3] = [Self::Baseline, Self::Avx2, Self::Avx512];
+
     /// Its name: `baseline`, `avx2` or `avx512`.
     pub fn name(self) -> &'static str {
         match self {
@@ -38,9 +41,7 @@ impl SimdLevel {
 
     /// The level of a name given by [`SimdLevel::name`].
     pub fn from_name(name: &str) -> Option<Self> {
-        [Self::Baseline, Self::Avx2, Self::Avx512]
-            .into_iter()
-            .find(|l| l.name() == name)
+        Self::ALL.into_iter().find(|l| l.name() == name)
     }
 }
 

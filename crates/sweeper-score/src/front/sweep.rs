@@ -132,18 +132,12 @@ impl Staircase {
         }
     }
     /// The entries, y ascending (z strictly descending).
-    fn into_vec(self) -> Vec<(u64, u64)> {
+    fn entries(&self) -> Vec<(u64, u64)> {
         match self {
-            Staircase::Vec(v) => v,
-            Staircase::Tree(map) => map.into_iter().collect(),
+            Staircase::Vec(v) => v.clone(),
+            Staircase::Tree(map) => map.iter().map(|(&y, &z)| (y, z)).collect(),
         }
     }
-}
-
-/// Whether the sorted staircase `v` (y ascending, z strictly descending) covers (y, z).
-fn vec_covers(v: &[(u64, u64)], y: u64, z: u64) -> bool {
-    let k = v.partition_point(|e| e.0 < y);
-    v.get(k).is_some_and(|e| e.1 >= z)
 }
 
 /// Rows per parallel part of the d = 3 sweep, at least.
@@ -158,19 +152,18 @@ const SPLIT_MIN_ROWS: usize = 1 << 16;
 pub(crate) fn front3(pts: &[[f64; 3]], par: bool) -> Vec<bool> {
     let keyed = sorted_desc(pts, par);
     let n = keyed.len();
-    let mut keep = vec![false; n];
     let parts = if par {
         rayon::current_num_threads().min(n / SPLIT_MIN_ROWS)
     } else {
         1
     };
-    if parts <= 1 {
-        for (item, flag) in keyed.iter().zip(sweep3(&keyed).0) {
-            keep[item.1 as usize] = flag;
-        }
-        return keep;
-    }
-    for (item, flag) in keyed.iter().zip(split_sweep3(&keyed, parts)) {
+    let flags = if parts <= 1 {
+        sweep3(&keyed).0
+    } else {
+        split_sweep3(&keyed, parts)
+    };
+    let mut keep = vec![false; n];
+    for (item, flag) in keyed.iter().zip(flags) {
         keep[item.1 as usize] = flag;
     }
     keep
@@ -199,11 +192,9 @@ fn split_sweep3(keyed: &[([u64; 3], u32)], parts: usize) -> Vec<bool> {
     let mut running = Staircase::Vec(Vec::new());
     let mut work = Vec::with_capacity(swept.len());
     for (flags, stair) in swept {
-        let before = match &running {
-            Staircase::Vec(v) => v.clone(),
-            Staircase::Tree(map) => map.iter().map(|(&y, &z)| (y, z)).collect(),
-        };
-        for (y, z) in stair.into_vec() {
+        // A sorted-vector copy: the parts query it in parallel by binary search.
+        let before = Staircase::Vec(running.entries());
+        for (y, z) in stair.entries() {
             running.insert(y, z);
         }
         work.push((flags, before));
@@ -214,7 +205,7 @@ fn split_sweep3(keyed: &[([u64; 3], u32)], parts: usize) -> Vec<bool> {
         .map(|((mut flags, before), &(a, _))| {
             for (k, f) in flags.iter_mut().enumerate() {
                 let item = &keyed[a + k];
-                if *f && vec_covers(&before, !item.0[1], !item.0[2]) {
+                if *f && before.covers(!item.0[1], !item.0[2]) {
                     *f = false;
                 }
             }
