@@ -143,12 +143,24 @@ const PARALLEL_MIN_VALUES: usize = 500_000;
 const SMALL_ROWS: usize = PARALLEL_MIN_ROWS;
 /// See [`SMALL_ROWS`].
 const SMALL_MAX_FRONT: usize = 128;
-/// Inputs of fewer rows skip the pruning pass.
+/// Inputs of fewer rows skip the pruning pass...
 const PRUNE_MIN_ROWS: usize = 64;
-/// Below this many rows the d >= 4 kernel filters a sorted list instead of building a tree.
-const TREE_MIN_ROWS: usize = 256;
-/// Above it too while the front stays within this many rows.
+/// ...and on one thread, so do those of fewer rows than this whose front the block-nested
+/// loop found too large: the pass keeps most of such a small input, and its seed alone
+/// costs about as much as the exact kernel. One thread, median of 15: sphere 1e3 × 2 82
+/// against 45 µs, sphere 1e3 × 3 174 against 102 µs, anticorrelated 1e3 × 3 113 against
+/// 85 µs; at 1e4 rows neither way wins clearly.
+const SEQ_PRUNE_MIN_ROWS: usize = 4096;
+/// The d >= 4 kernel filters a sorted list (no tree) while the front stays within this many
+/// rows, or within a quarter of the rows (but never fewer than [`SFS_MIN_FRONT`]): an
+/// aborted filter wastes its work, and the tree wins on large all-front inputs (sphere
+/// 1e4 × 5: 9–13 ms against 43 ms).
 const SFS_MAX_FRONT: usize = 2048;
+/// See [`SFS_MAX_FRONT`]. The tree loses on small inputs whose front is a large share of
+/// them: one thread, min of three, survivors of the pass, the filter against the tree:
+/// correlated 1e5 × 5 (441 rows, front 233) 35 against 160 µs, sphere 1e3 × 5 (all front)
+/// 305 against 670 µs, uniform 1e5 × 5 (2,705 rows, front 1,036) 0.53 against 2.4 ms.
+const SFS_MIN_FRONT: usize = 1280;
 
 /// The exact front of canonical rows, a flag per row.
 pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool, level: SimdLevel) -> Vec<bool> {
@@ -159,11 +171,7 @@ pub(crate) fn exact<const D: usize>(pts: &[[f64; D]], par: bool, level: SimdLeve
         _ => kd::front_sfs(
             level,
             pts,
-            if pts.len() < TREE_MIN_ROWS {
-                usize::MAX
-            } else {
-                SFS_MAX_FRONT.min(pts.len() / 4 + 64)
-            },
+            SFS_MAX_FRONT.min((pts.len() / 4 + 64).max(SFS_MIN_FRONT)),
         )
         .unwrap_or_else(|| kd::front_tree(pts, par)),
     }
@@ -210,10 +218,6 @@ fn run<const D: usize>(
     level: SimdLevel,
 ) -> Result<Vec<usize>, ScoreError> {
     let n = data.len() / D;
-    if n < PRUNE_MIN_ROWS || u32::try_from(n).is_err() {
-        let c = canonicalise(data, D, directions)?;
-        return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par, level)));
-    }
     let sign: [f64; D] = std::array::from_fn(|j| directions[j].sign());
     // Only on the sequential path: with the default threshold that is every input under
     // `SMALL_ROWS`, and a forced parallel path (the tests) reaches the pass.
@@ -222,6 +226,15 @@ fn run<const D: usize>(
         && let Some(front) = prune::small_front::<D>(level, data, &sign, SMALL_MAX_FRONT)
     {
         return Ok(front);
+    }
+    let prune_min = if par {
+        PRUNE_MIN_ROWS
+    } else {
+        SEQ_PRUNE_MIN_ROWS
+    };
+    if n < prune_min || u32::try_from(n).is_err() {
+        let c = canonicalise(data, D, directions)?;
+        return Ok(flagged(&exact::<D>(c.v.as_chunks::<D>().0, par, level)));
     }
     match prune::pass::<D>(data, &sign, par, level) {
         prune::Pass::Nan => {
