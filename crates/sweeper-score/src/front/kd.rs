@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::simd::multiversion;
 use super::sweep::ord_key;
+use super::window::Window;
 
 /// Rows per leaf.
 const LEAF: usize = 16;
@@ -215,11 +216,11 @@ fn sfs_body<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bo
         a = b;
     }
     let mut keep = vec![false; pts.len()];
-    let mut window = Columns::<D>::default();
+    let mut window = Window::<D>::with_capacity(64);
     for &(_, i) in &order {
         let p = &pts[i as usize];
-        if !window.dominated(p) {
-            if window.len == max_front {
+        if window.first_dominator(p).is_none() {
+            if window.len() == max_front {
                 return None;
             }
             keep[i as usize] = true;
@@ -227,101 +228,6 @@ fn sfs_body<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bo
         }
     }
     Some(keep)
-}
-
-/// Rows of a window held column by column, padded with `-inf` rows (which dominate
-/// nothing) to a whole number of [`Columns::SCAN`]-row chunks, so that the test of a row
-/// against a chunk is a few aligned vector loads and compares per column, with no
-/// shuffles (on row-major `[f64; D]` rows the compiler must transpose each chunk first).
-#[derive(Default)]
-pub(crate) struct Columns<const D: usize> {
-    cols: Vec<[f64; 16]>,
-    /// Rows held.
-    pub(crate) len: usize,
-}
-
-impl<const D: usize> Columns<D> {
-    /// Rows per chunk.
-    const SCAN: usize = 16;
-
-    /// Appends a row.
-    #[inline(always)]
-    #[allow(
-        clippy::inline_always,
-        reason = "built inside `multiversion!` wrappers"
-    )]
-    pub(crate) fn push(&mut self, p: &[f64; D]) {
-        let (c, k) = (self.len / Self::SCAN, self.len % Self::SCAN);
-        if k == 0 {
-            self.cols
-                .extend(std::iter::repeat_n([f64::NEG_INFINITY; 16], D));
-        }
-        for j in 0..D {
-            self.cols[c * D + j][k] = p[j];
-        }
-        self.len += 1;
-    }
-
-    /// Whether some row dominates `p`.
-    #[inline(always)]
-    #[allow(
-        clippy::inline_always,
-        reason = "built inside `multiversion!` wrappers"
-    )]
-    pub(crate) fn dominated(&self, p: &[f64; D]) -> bool {
-        for chunk in self.cols.chunks_exact(D) {
-            // Only "at least as good everywhere" in the vector test (half the compares of
-            // a full dominance test); the rare rows that pass are checked for "better
-            // somewhere" one by one (a row equal to `p` passes the first test only).
-            let mut ge = [true; 16];
-            for j in 0..D {
-                let col = &chunk[j];
-                for k in 0..Self::SCAN {
-                    ge[k] &= col[k] >= p[j];
-                }
-            }
-            let mut m = 0u32;
-            for k in 0..Self::SCAN {
-                m |= u32::from(ge[k]) << k;
-            }
-            while m != 0 {
-                let k = m.trailing_zeros() as usize;
-                m &= m - 1;
-                if (0..D).any(|j| chunk[j][k] > p[j]) {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-}
-
-/// The first row of `window` that dominates `p`. Tests `SCAN` rows at a time without
-/// branches (vectorized across rows): most rows tested are not dominators, and a test that
-/// leaves at the first column that fails mispredicts about half of the time.
-#[inline(always)]
-#[allow(
-    clippy::inline_always,
-    reason = "built again inside each `multiversion!` wrapper"
-)]
-pub(crate) fn first_dominator<const D: usize>(window: &[[f64; D]], p: &[f64; D]) -> Option<usize> {
-    const SCAN: usize = 16;
-    for (c, chunk) in window.chunks(SCAN).enumerate() {
-        let mut m = 0u32;
-        for (k, w) in chunk.iter().enumerate() {
-            let mut ge = true;
-            let mut gt = false;
-            for j in 0..D {
-                ge &= w[j] >= p[j];
-                gt |= w[j] > p[j];
-            }
-            m |= u32::from(ge & gt) << k;
-        }
-        if m != 0 {
-            return Some(c * SCAN + m.trailing_zeros() as usize);
-        }
-    }
-    None
 }
 
 /// A sort key that never decreases from a row to a row that dominates it: the sum of the

@@ -40,6 +40,7 @@ mod prune;
 mod ranks;
 mod simd;
 mod sweep;
+mod window;
 
 pub use simd::{SimdLevel, limit_simd, simd_level};
 

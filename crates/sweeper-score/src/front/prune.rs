@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::SimdLevel;
-use super::kd::{dom, first_dominator};
 use super::simd::multiversion;
+use super::window::Window;
 
 /// Rows per parallel task of the pass, at most (small inputs get smaller tasks, so that
 /// the tests reach the multi-task path too).
@@ -181,15 +181,14 @@ fn small_front_body<const D: usize>(
     sign: &[f64; D],
     max_front: usize,
 ) -> Option<Vec<usize>> {
-    let mut window: Vec<[f64; D]> = Vec::with_capacity(max_front + 1);
+    let mut window = Window::<D>::with_capacity(32);
     let mut ids: Vec<u32> = Vec::with_capacity(max_front + 1);
     for (blk, block) in data.as_chunks::<D>().0.chunks(64).enumerate() {
         // Two head rows (A/B at 1e3..1e4 rows against one, four and eight: four and eight
         // cost more on correlated 1e3 × 2..5, e.g. 9.4 against 7.6 µs at d = 5). A head row
         // that a later row of the block pushes out of the window still dominates the rows
         // it masked: they are off the front either way.
-        let head: [[f64; D]; 2] =
-            std::array::from_fn(|k| window.get(k).copied().unwrap_or([f64::NEG_INFINITY; D]));
+        let head: [[f64; D]; 2] = window.head();
         let mut left = left_mask(block, sign, &head);
         while left != 0 {
             let t = left.trailing_zeros() as usize;
@@ -199,26 +198,17 @@ fn small_front_body<const D: usize>(
             if p.iter().any(|x| x.is_nan()) {
                 return None;
             }
-            match first_dominator(&window, &p) {
+            match window.first_dominator(&p) {
                 Some(0) => continue,
                 Some(k) => {
-                    window[..=k].rotate_right(1);
+                    window.move_to_front(k);
                     ids[..=k].rotate_right(1);
                     continue;
                 }
                 None => {}
             }
-            let mut kept = 0;
-            for r in 0..window.len() {
-                if !dom(&p, &window[r]) {
-                    window[kept] = window[r];
-                    ids[kept] = ids[r];
-                    kept += 1;
-                }
-            }
-            window.truncate(kept);
-            ids.truncate(kept);
-            window.push(p);
+            window.drop_dominated_by(&p, &mut ids);
+            window.push(&p);
             ids.push(i as u32);
             // Give up early too when the front grows fast (a quarter of the rows so far,
             // with some slack: the fronts of the first few rows are noisy, and a uniform
@@ -286,20 +276,9 @@ multiversion! {
     reason = "built again inside each `multiversion!` wrapper"
 )]
 fn cover_body<const D: usize>(cands: &[[f64; D]], sub: &[[f64; D]]) -> Vec<Vec<u64>> {
-    cands
-        .iter()
-        .map(|p| {
-            sub.chunks(64)
-                .map(|block| {
-                    let mut m = 0u64;
-                    for (t, s) in block.iter().enumerate() {
-                        m |= u64::from(dom(p, s)) << t;
-                    }
-                    m
-                })
-                .collect()
-        })
-        .collect()
+    // Column-major once, so that each candidate's test is contiguous vector loads.
+    let sub = Window::from_rows(sub, 0);
+    cands.iter().map(|p| sub.dominated_by(p)).collect()
 }
 
 /// What every task of one pass shares.
@@ -367,7 +346,7 @@ fn filter_head<const D: usize, const H: usize>(
     // order. Its first `HEAD` rows at the start of a block meet every row of the block in
     // the branch-free test (so the head follows the data: on uniform 1e6 × 5 a head fixed
     // to the strongest seeds left twice as many rows to the per-row test).
-    let mut window: Vec<[f64; D]> = seed.to_vec();
+    let mut window = Window::from_rows(seed, cap - seed.len());
     let mut ids = Vec::new();
     let mut nan = false;
     let probe = PROBE.min((b - a) / 4).max(1);
@@ -408,8 +387,7 @@ fn filter_head<const D: usize, const H: usize>(
             }
             break;
         }
-        let head: [[f64; D]; H] =
-            std::array::from_fn(|k| window.get(k).copied().unwrap_or([f64::NEG_INFINITY; D]));
+        let head: [[f64; D]; H] = window.head();
         let mut left = left_mask(block, sign, &head);
         while left != 0 {
             let t = left.trailing_zeros() as usize;
@@ -429,13 +407,13 @@ fn filter_head<const D: usize, const H: usize>(
                 }
                 continue;
             }
-            match first_dominator(&window, &p) {
+            match window.first_dominator(&p) {
                 Some(0) => {}
-                Some(j) => window[..=j].rotate_right(1),
+                Some(j) => window.move_to_front(j),
                 None => {
                     ids.push((a + base + t) as u32);
                     if window.len() < cap {
-                        window.push(p);
+                        window.push(&p);
                     }
                 }
             }
