@@ -246,18 +246,22 @@ fn left_mask<const D: usize, const H: usize>(
     sign: &[f64; D],
     head: &[[f64; D]; H],
 ) -> u64 {
+    // "Better somewhere" by the sums: with `w >= x` everywhere, a larger sum proves that
+    // `w != x` (equal rows have equal sums), which is one compare instead of D. Rows where
+    // it fails to prove it (equal sums after rounding, or a NaN sum from opposite
+    // infinities) are left to the exact per-row test.
+    let hsum: [f64; H] = std::array::from_fn(|k| head[k].iter().sum());
     let mut m = 0u64;
     for (t, r) in block.iter().enumerate() {
         let x: [f64; D] = std::array::from_fn(|j| r[j] * sign[j]);
+        let xs: f64 = x.iter().sum();
         let mut dominated = false;
-        for w in head {
-            let mut ge = true;
-            let mut gt = false;
+        for (w, &ws) in head.iter().zip(&hsum) {
+            let mut ge = ws > xs;
             for j in 0..D {
                 ge &= w[j] >= x[j];
-                gt |= w[j] > x[j];
             }
-            dominated |= ge & gt;
+            dominated |= ge;
         }
         m |= u64::from(!dominated) << t;
     }
