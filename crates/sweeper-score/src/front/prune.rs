@@ -181,15 +181,34 @@ fn small_front_body<const D: usize>(
     sign: &[f64; D],
     max_front: usize,
 ) -> Option<Vec<usize>> {
+    let rows = data.as_chunks::<D>().0;
     let mut window = Window::<D>::with_capacity(32);
     let mut ids: Vec<u32> = Vec::with_capacity(max_front + 1);
-    for (blk, block) in data.as_chunks::<D>().0.chunks(64).enumerate() {
+    // The first row taken is the one of largest sum among 64 spread over the input (no
+    // row dominates it, unless by a difference the sum rounds away): the first block is
+    // then tested against a strong row instead of an empty window.
+    let first = (0..rows.len())
+        .step_by(rows.len().div_ceil(64).max(1))
+        .map(|i| (load_row(&rows[i], sign).iter().sum::<f64>(), i))
+        .filter(|(s, _)| !s.is_nan())
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, i)| i);
+    if let Some(i) = first {
+        window.push(&load_row(&rows[i], sign));
+        ids.push(i as u32);
+    }
+    for (blk, block) in rows.chunks(64).enumerate() {
         // Two head rows (A/B at 1e3..1e4 rows against one, four and eight: four and eight
         // cost more on correlated 1e3 × 2..5, e.g. 9.4 against 7.6 µs at d = 5). A head row
         // that a later row of the block pushes out of the window still dominates the rows
         // it masked: they are off the front either way.
         let head: [[f64; D]; 2] = window.head();
         let mut left = left_mask(block, sign, &head);
+        if let Some(f) = first
+            && f / 64 == blk
+        {
+            left &= !(1 << (f % 64));
+        }
         while left != 0 {
             let t = left.trailing_zeros() as usize;
             left &= left - 1;
