@@ -11,23 +11,27 @@
 //! How [`nondominated`] works (every step exact; only the speed depends on the data):
 //!
 //! 0. **Small inputs** (under 65,536 rows): a plain block-nested loop whose window is the
-//!    front of the rows seen so far; it gives up (for the steps below) once that front
-//!    outgrows 128 rows or a quarter of the rows seen.
+//!    front of the rows seen so far, started from the largest-sum row of 64 spread over the
+//!    input; it gives up (for the steps below) once that front outgrows 128 rows or a
+//!    quarter of the rows seen. On one thread, inputs under 4,096 rows then go straight to
+//!    step 2.
 //! 1. **Prune** (`prune.rs`, one pass over the raw data, rayon tasks of up to 128k rows,
 //!    signs applied on the fly, NaN noticed on the way): a strided sample's front, picked as
 //!    a greedy set cover of the sample, seeds a window kept in move-to-front order. Each
-//!    block of 64 rows is tested branch-free against the window's first four rows (a bit
-//!    mask, vectorized across rows with the widest instructions the CPU has, see
-//!    [`SimdLevel`]); only the rows those leave are tested one by one against the rest of
-//!    the window, 16 window rows at a time. d = 2 keeps each task's exact running staircase
-//!    instead. A task whose rows mostly survive computes its exact local front, or keeps
-//!    its rows, when the front is large. Only rows dominated by a real row are dropped, so
-//!    the front of the survivors is the front of the input.
+//!    block of 64 rows is tested branch-free against the window's first one, two or four
+//!    rows (a bit mask, vectorized across rows with the widest instructions the CPU has,
+//!    see [`SimdLevel`]); only the rows those leave are tested one by one against the rest
+//!    of the window, which is held column by column and scanned 16 rows at a time
+//!    (`window.rs`). d = 2 keeps each task's exact running staircase instead. A task whose
+//!    rows mostly survive computes its exact local front, or keeps its rows, when the front
+//!    is large. Only rows dominated by a real row are dropped, so the front of the
+//!    survivors is the front of the input. A light pass (the sample says the head leaves
+//!    at most 2% of the rows) under 2^18 rows runs on one thread.
 //! 2. **Exact front of the survivors** (their canonical rows are the one copy of the data):
 //!    d = 1 a scan; d = 2 sort and sweep; d = 3 Kung's sweep with a staircase (`sweep.rs`);
-//!    d >= 4 a sort-filter-skyline (vectorized like the pass) while the front stays within
-//!    512 rows, else a static k-d tree that every row queries for a dominator, in parallel
-//!    (`kd.rs`).
+//!    d >= 4 a sort-filter-skyline with the same column-major window while the front stays
+//!    within 1,280 rows (or a quarter of the rows, up to 2,048), else a static k-d tree
+//!    that every row queries for a dominator, in parallel (`kd.rs`).
 //!
 //! Inputs of at least 65,536 rows and 500,000 values use rayon; [`nondominated_sequential`]
 //! never does, and
