@@ -269,3 +269,78 @@ pub(crate) fn front_sfs_dyn(v: &[f64], d: usize) -> Vec<bool> {
     }
     keep
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::SimdLevel;
+
+    /// The brute-force front of canonical rows, a flag per row.
+    fn brute<const D: usize>(pts: &[[f64; D]]) -> Vec<bool> {
+        pts.iter().map(|p| !pts.iter().any(|q| dom(q, p))).collect()
+    }
+
+    /// Rows of small integers summing to a constant (so none dominates another, apart from
+    /// duplicates, which both stay), with every 7th row lowered by one in its first column
+    /// (dominated by its unlowered twin, if that twin exists) and a few `-inf`.
+    fn cloud<const D: usize>(n: usize) -> Vec<[f64; D]> {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut rows: Vec<[f64; D]> = (0..n)
+            .map(|_| {
+                let mut r = [0.0; D];
+                let mut left = 40u64;
+                for x in r.iter_mut().take(D - 1) {
+                    let v = next() % (left + 1);
+                    *x = v as f64;
+                    left -= v;
+                }
+                r[D - 1] = left as f64;
+                r
+            })
+            .collect();
+        for (i, r) in rows.iter_mut().enumerate() {
+            if i % 7 == 0 {
+                r[0] -= 1.0;
+            }
+            if i % 401 == 0 {
+                r[i % D] = f64::NEG_INFINITY;
+            }
+        }
+        rows
+    }
+
+    fn check<const D: usize>(n: usize) {
+        let pts = cloud::<D>(n);
+        let want = brute(&pts);
+        let front = want.iter().filter(|k| **k).count();
+        // The tree must get inputs whose front outgrows the sorted filter's budget.
+        assert!(front > 1300, "front {front} of {n}");
+        for par in [false, true] {
+            assert_eq!(front_tree(&pts, par), want, "tree, d = {D}, par {par}");
+        }
+        for level in SimdLevel::ALL {
+            assert_eq!(
+                front_sfs(level, &pts, usize::MAX),
+                Some(want.clone()),
+                "{level:?}"
+            );
+            assert_eq!(front_sfs(level, &pts, front - 1), None, "{level:?}");
+        }
+        assert_eq!(
+            crate::front::exact::<D>(&pts, false, SimdLevel::Baseline),
+            want
+        );
+    }
+
+    #[test]
+    fn tree_and_sorted_filter_agree_with_brute_force_on_large_fronts() {
+        check::<4>(2_500);
+        check::<5>(2_500);
+    }
+}
