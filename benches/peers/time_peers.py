@@ -7,7 +7,8 @@
     python3 benches/peers/time_peers.py benches/data/*.npy > table.md
 
 Every tool gets the same protocol: one untimed warm-up call (counted as the first call when
-it takes over 1 s), then calls until 7 or 2 s of calls, and the median. Peers (every column
+it takes over 1 s), then calls until there are 7 and they took 0.25 s, or until 2 s of
+calls, and the median. Peers (every column
 maximized, duplicates kept, time around the call only):
   moocore    moocore.is_nondominated(X, maximise=True, keep_weakly=True)
   paretoset  paretoset(X, sense=["max"] * d, distinct=False)  (numba; warmed up first)
@@ -31,10 +32,12 @@ import numpy as np
 TARGET = os.environ.get("CARGO_TARGET_DIR", "target")
 
 
-def median_time(fn, budget_s=2.0, max_reps=7):
-    """Median wall time in ms over up to max_reps calls (fewer when a call is slow), after
-    one untimed warm-up call; a warm-up that takes over 1 s counts as the first call instead.
-    The Rust timing binaries follow the same protocol."""
+def median_time(fn, budget_s=2.0, min_reps=7, min_s=0.25):
+    """Median wall time in ms over the calls made until there are min_reps of them and they
+    took min_s, or until budget_s (fewer calls when a call is slow), after one untimed
+    warm-up call; a warm-up that takes over 1 s counts as the first call instead. The Rust
+    timing binaries follow the same protocol. (Microsecond calls get thousands of samples,
+    as with timeit's autorange: a median of 7 such calls moved by 30-50% between runs.)"""
     times = []
     t = time.perf_counter()
     result = fn()
@@ -42,7 +45,9 @@ def median_time(fn, budget_s=2.0, max_reps=7):
     if first > 1e3:
         times.append(first)
     start = time.perf_counter()
-    while len(times) < max_reps and time.perf_counter() - start <= budget_s:
+    while time.perf_counter() - start <= budget_s and (
+        len(times) < min_reps or time.perf_counter() - start < min_s
+    ):
         t = time.perf_counter()
         result = fn()
         times.append((time.perf_counter() - t) * 1e3)

@@ -12,8 +12,9 @@
 //! uses the widest the CPU has by default; the level in use goes to stderr).
 //!
 //! Timing wraps the kernel call only (`nondominated`, every column maximized), with the
-//! protocol of `benches/peers/time_peers.py`: one untimed warm-up call, then up to
-//! `--repeat` calls or 2 s of calls; the figure is their median. Output: one tab-separated line per file.
+//! protocol of `benches/peers/time_peers.py`: one untimed warm-up call, then calls until
+//! there are `--repeat` of them and they took 0.25 s, or until 2 s; the figure is their
+//! median. Output: one tab-separated line per file.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -66,7 +67,7 @@ fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
     // warm-up call (the first parallel call of a process also starts rayon's thread pool,
     // and a fresh process's first calls run slower: 4.4, 4.0, 3.4, 2.9, 2.5 ms for the pass
     // over uniform 1e6 × 3 on one thread), counted when it takes over 1 s; then calls until
-    // `repeat` of them or 2 s; the median.
+    // there are `repeat` of them and they took 0.25 s, or until 2 s; the median.
     let call = || {
         let t = Instant::now();
         let f = if seq {
@@ -83,7 +84,9 @@ fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
         times.push(first);
     }
     let start = Instant::now();
-    while times.len() < repeat && start.elapsed().as_secs_f64() <= 2.0 {
+    while start.elapsed().as_secs_f64() <= 2.0
+        && (times.len() < repeat || start.elapsed().as_secs_f64() < 0.25)
+    {
         let (f, ms) = call()?;
         front = f;
         times.push(ms);

@@ -1,7 +1,8 @@
 //! Times `pareto_front` 1.2.1 (`ParetoFront::push` of every row, all columns maximized,
 //! duplicates kept) on `.npy` files (float64, C order, shape (n, d), d = 2..=5).
 //! Prints `file<TAB>front<TAB>median_ms` per file. Timing wraps the pushes only; the protocol
-//! (warm-up call, up to `--repeat` calls or 2 s, median) is `time_peers.py`'s.
+//! (warm-up call, calls until `--repeat` of them and 0.25 s or until 2 s, median) is
+//! `time_peers.py`'s.
 
 use std::time::Instant;
 
@@ -47,7 +48,8 @@ fn read_npy(path: &str) -> (Vec<f64>, usize) {
 }
 
 /// The protocol of `time_peers.py`: one untimed warm-up call (counted when it takes over
-/// 1 s), then calls until `repeat` of them or 2 s, and the median.
+/// 1 s), then calls until there are `repeat` of them and they took 0.25 s, or until 2 s,
+/// and the median.
 fn time<const D: usize>(data: &[f64], repeat: usize) -> (usize, f64) {
     let rows: Vec<Row<D>> = data.as_chunks::<D>().0.iter().map(|r| Row(*r)).collect();
     let call = || {
@@ -64,7 +66,9 @@ fn time<const D: usize>(data: &[f64], repeat: usize) -> (usize, f64) {
         times.push(first);
     }
     let start = Instant::now();
-    while times.len() < repeat && start.elapsed().as_secs_f64() <= 2.0 {
+    while start.elapsed().as_secs_f64() <= 2.0
+        && (times.len() < repeat || start.elapsed().as_secs_f64() < 0.25)
+    {
         let (s, ms) = call();
         size = s;
         times.push(ms);

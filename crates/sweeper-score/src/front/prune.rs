@@ -219,13 +219,22 @@ fn small_front_body<const D: usize>(
         window.push(&load_row(&rows[i], sign));
         ids.push(i as u32);
     }
+    // Two head rows, or four while blocks keep leaving many rows to the per-row test (with
+    // some hysteresis). A head row that a later row of the block pushes out of the window
+    // still dominates the rows it masked: they are off the front either way.
+    let mut wide = false;
     for (blk, block) in rows.chunks(64).enumerate() {
-        // Two head rows (A/B at 1e3..1e4 rows against one, four and eight: four and eight
-        // cost more on correlated 1e3 × 2..5, e.g. 9.4 against 7.6 µs at d = 5). A head row
-        // that a later row of the block pushes out of the window still dominates the rows
-        // it masked: they are off the front either way.
-        let head: [[f64; D]; 2] = window.head();
-        let mut left = left_mask(block, sign, &head);
+        let mut left = if wide {
+            left_mask(block, sign, &window.head::<4>())
+        } else {
+            left_mask(block, sign, &window.head::<2>())
+        };
+        let count = left.count_ones();
+        wide = if wide {
+            count > WIDE_OFF
+        } else {
+            count > WIDE_ON
+        };
         if let Some(f) = first
             && f / 64 == blk
         {
@@ -263,6 +272,15 @@ fn small_front_body<const D: usize>(
     ids.sort_unstable();
     Some(ids)
 }
+
+/// The small-input loop moves to four head rows after a block that two left more than
+/// this many rows to the per-row test, and back to two after a block that four left at
+/// most [`WIDE_OFF`]. Min of 5 × 300 calls against two head rows always: uniform 1e3 × 3
+/// 8.5 -> 6.8 µs, uniform 1e4 × 3 48.6 -> 39.5 µs with four always, which cost correlated
+/// 1e3 × 3 12% (2.4 -> 2.7 µs), whose blocks leave two or three rows.
+const WIDE_ON: u32 = 8;
+/// See [`WIDE_ON`].
+const WIDE_OFF: u32 = 2;
 
 /// A raw row turned canonical.
 #[inline]
