@@ -219,7 +219,7 @@ fn sfs_body<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bo
     let mut window = Window::<D>::with_capacity(64);
     for &(_, i) in &order {
         let p = &pts[i as usize];
-        if window.first_dominator(p).is_none() {
+        if window.first_dominator::<true>(p).is_none() {
             if window.len() == max_front {
                 return None;
             }

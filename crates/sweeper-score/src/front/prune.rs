@@ -248,7 +248,7 @@ fn small_front_body<const D: usize>(
             if p.iter().any(|x| x.is_nan()) {
                 return None;
             }
-            match window.first_dominator(&p) {
+            match window.first_dominator::<false>(&p) {
                 Some(0) => continue,
                 Some(k) => {
                     window.move_to_front(k);
@@ -476,7 +476,7 @@ fn filter_head<const D: usize, const H: usize>(
                 }
                 continue;
             }
-            match window.first_dominator(&p) {
+            match window.first_dominator::<true>(&p) {
                 Some(0) => {}
                 Some(j) => window.move_to_front(j),
                 None => {

@@ -109,13 +109,18 @@ impl<const D: usize> Window<D> {
     ///
     /// The vector test is "at least as good in every column" only (half the compares of a
     /// full dominance test); the rows that pass it are checked for "better in one" one by
-    /// one, which fails only for rows equal to `p`.
+    /// one, which fails only for rows equal to `p`. A chunk's lanes are looked at only when
+    /// one of them passes ("any" is one mask test): as a bit mask when `PACK` (cheaper when
+    /// the hit lies deep in the chunk, as in the pass on uniform data: uniform 1e5 × 4 0.97
+    /// against 0.88 ms the other way), else one by one from the first lane (cheaper when
+    /// hits come early, as in the small-input loop: uniform 1e3 × 3 5.8 against 7.0 µs,
+    /// correlated 1e3 × 3 2.1 against 2.5 µs).
     #[inline(always)]
     #[allow(
         clippy::inline_always,
         reason = "built inside `multiversion!` wrappers"
     )]
-    pub(crate) fn first_dominator(&self, p: &[f64; D]) -> Option<usize> {
+    pub(crate) fn first_dominator<const PACK: bool>(&self, p: &[f64; D]) -> Option<usize> {
         let cols: [&[f64]; D] = std::array::from_fn(|j| &self.buf[j * self.cap..][..self.cap]);
         for c in 0..self.len.div_ceil(SCAN) {
             let mut ge = [true; SCAN];
@@ -127,16 +132,32 @@ impl<const D: usize> Window<D> {
                     ge[k] &= col[k] >= p[j];
                 }
             }
-            let mut m = 0u32;
-            for (k, &g) in ge.iter().enumerate() {
-                m |= u32::from(g) << k;
+            let mut any = false;
+            for &g in &ge {
+                any |= g;
             }
-            while m != 0 {
-                let k = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let i = c * SCAN + k;
-                if (0..D).any(|j| cols[j][i] > p[j]) {
-                    return Some(i);
+            if !any {
+                continue;
+            }
+            if PACK {
+                let mut m = 0u32;
+                for (k, &g) in ge.iter().enumerate() {
+                    m |= u32::from(g) << k;
+                }
+                while m != 0 {
+                    let k = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let i = c * SCAN + k;
+                    if (0..D).any(|j| cols[j][i] > p[j]) {
+                        return Some(i);
+                    }
+                }
+            } else {
+                for (k, &g) in ge.iter().enumerate() {
+                    let i = c * SCAN + k;
+                    if g && (0..D).any(|j| cols[j][i] > p[j]) {
+                        return Some(i);
+                    }
                 }
             }
         }
@@ -253,16 +274,18 @@ mod tests {
             g.push(p);
         }
         assert_eq!((0..40).map(|i| g.row(i)).collect::<Vec<_>>(), rows);
-        assert_eq!(g.first_dominator(&[33.0, -35.0, -1.0]), Some(33));
-        assert_eq!(w.first_dominator(&[33.0, -35.0, -1.0]), Some(33));
-        assert_eq!(w.first_dominator(&[20.0, -20.0, 0.0]), None);
-        assert_eq!(w.first_dominator(&[f64::NEG_INFINITY; 3]), Some(0));
+        assert_eq!(g.first_dominator::<false>(&[33.0, -35.0, -1.0]), Some(33));
+        assert_eq!(w.first_dominator::<true>(&[33.0, -35.0, -1.0]), Some(33));
+        assert_eq!(w.first_dominator::<true>(&[20.0, -20.0, 0.0]), None);
+        assert_eq!(w.first_dominator::<false>(&[33.0, -35.0, -1.0]), Some(33));
+        assert_eq!(w.first_dominator::<false>(&[20.0, -20.0, 0.0]), None);
+        assert_eq!(w.first_dominator::<true>(&[f64::NEG_INFINITY; 3]), Some(0));
         w.move_to_front(35);
         assert_eq!(w.row(0), rows[35]);
         assert_eq!(w.row(1), rows[0]);
         assert_eq!(w.row(35), rows[34]);
         assert_eq!(w.row(36), rows[36]);
-        assert_eq!(w.first_dominator(&[33.0, -35.0, -1.0]), Some(0));
+        assert_eq!(w.first_dominator::<true>(&[33.0, -35.0, -1.0]), Some(0));
         // (30, -25, 1) dominates rows 25..=30.
         let mut w = Window::from_rows(&rows, 0);
         let mut ids: Vec<u32> = (0..40).collect();
