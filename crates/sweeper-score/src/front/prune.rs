@@ -206,9 +206,10 @@ fn small_front_body<const D: usize>(
     let rows = data.as_chunks::<D>().0;
     let mut window = Window::<D>::with_capacity(32);
     let mut ids: Vec<u32> = Vec::with_capacity(max_front + 1);
-    // The first row taken is the one of largest sum among 64 spread over the input (no
-    // row dominates it, unless by a difference the sum rounds away): the first block is
-    // then tested against a strong row instead of an empty window.
+    // The first row taken is the one of largest sum among 64 spread over the input: the
+    // first block is then tested against a strong row instead of an empty window. It is
+    // an ordinary row of the loop, taken early (its own bit is cleared below): an unsampled
+    // row that dominates it drops it from the window like any other.
     let first = (0..rows.len())
         .step_by(rows.len().div_ceil(64).max(1))
         .map(|i| (load_row(&rows[i], sign).iter().sum::<f64>(), i))
