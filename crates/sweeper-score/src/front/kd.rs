@@ -284,13 +284,7 @@ mod tests {
     /// duplicates, which both stay), with every 7th row lowered by one in its first column
     /// (dominated by its unlowered twin, if that twin exists) and a few `-inf`.
     fn cloud<const D: usize>(n: usize) -> Vec<[f64; D]> {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::front::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut rows: Vec<[f64; D]> = (0..n)
             .map(|_| {
                 let mut r = [0.0; D];

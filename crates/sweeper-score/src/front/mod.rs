@@ -46,6 +46,17 @@ mod simd;
 mod sweep;
 mod window;
 
+/// A small xorshift stream for the kernels' unit tests (no RNG crate needed).
+#[cfg(test)]
+pub(crate) fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
 pub use simd::{SimdLevel, limit_simd, simd_level};
 
 use sweeper_goal::Direction;

@@ -24,7 +24,7 @@ const SEED_MAX: usize = 16;
 /// Sample rows on which the seed candidates' coverage is judged, at most.
 const COVER_ROWS: usize = 1024;
 /// Light passes over fewer rows run on one thread (see [`pass`]). Correlated 1e5 × 5
-/// (1.5% of the rows reach the per-row test), six medians of 7 calls each way: one
+/// (1.5% of the rows reach the per-row test), four medians of 7 calls each way: one
 /// thread 0.43–0.57 ms, two 0.56–0.86 ms; uniform 1e5 × 5 (23%) stays on two, 3.2–3.9
 /// against 4.6–5.2 ms on one.
 const LIGHT_SEQ_ROWS: usize = 1 << 18;
@@ -152,8 +152,7 @@ fn seed<const D: usize>(
         gains.push(gain);
     }
     let head = head_rows(&gains, sub.len());
-    let caught: u32 = gains.iter().take(head).sum();
-    let left = 1.0 - f64::from(caught) / sub.len().max(1) as f64;
+    let left = left_share(&gains, sub.len(), head);
     Some(Seed {
         rows: picks,
         head,
@@ -171,12 +170,17 @@ fn seed<const D: usize>(
 /// for uniform 1e5 × 3 (3.2%, 2.4% and 1.7% of the sample left by 1, 2 and 4 seeds)
 /// doubled its time, hence the margin.
 fn head_rows(gains: &[u32], rows: usize) -> usize {
-    let rows = rows.max(1) as f64;
-    let left = |h: usize| 1.0 - f64::from(gains.iter().take(h).sum::<u32>()) / rows;
+    let left = |h: usize| left_share(gains, rows, h);
     [1, 2]
         .into_iter()
         .find(|&h| left(h) - left(HEAD) <= 0.005)
         .unwrap_or(HEAD)
+}
+
+/// The share of `rows` sample rows that the first `h` seeds leave uncovered, from the
+/// seeds' greedy gains.
+fn left_share(gains: &[u32], rows: usize, h: usize) -> f64 {
+    1.0 - f64::from(gains.iter().take(h).sum::<u32>()) / rows.max(1) as f64
 }
 
 multiversion! {
@@ -413,7 +417,7 @@ fn filter_head<const D: usize, const H: usize>(
     } = *job;
     let rows = &data.as_chunks::<D>().0[a..b];
     // The window: the seeds, then the survivors found on the way, kept in move-to-front
-    // order. Its first `HEAD` rows at the start of a block meet every row of the block in
+    // order. Its first `H` rows at the start of a block meet every row of the block in
     // the branch-free test (so the head follows the data: on uniform 1e6 × 5 a head fixed
     // to the strongest seeds left twice as many rows to the per-row test).
     let mut window = Window::from_rows(seed, cap - seed.len());
@@ -532,6 +536,17 @@ pub(crate) struct LocalStats {
     kept: AtomicUsize,
 }
 
+impl LocalStats {
+    /// No local fronts yet; `local` as for the field.
+    fn new(local: bool) -> Self {
+        LocalStats {
+            local,
+            seen: AtomicUsize::new(0),
+            kept: AtomicUsize::new(0),
+        }
+    }
+}
+
 /// One pass over raw `data` (n rows of D), in parallel when `par`.
 pub(crate) fn pass<const D: usize>(
     data: &[f64],
@@ -554,11 +569,7 @@ pub(crate) fn pass<const D: usize>(
     let par = par && !(left <= 0.02 && n < LIGHT_SEQ_ROWS);
     let cap = seed.len() + if n < 1 << 16 { 16 * D } else { 256 * D };
     let chunk = (n / (4 * rayon::current_num_threads())).clamp(256, CHUNK);
-    let stats = LocalStats {
-        local: par,
-        seen: AtomicUsize::new(0),
-        kept: AtomicUsize::new(0),
-    };
+    let stats = LocalStats::new(par);
     let job = Shared {
         data,
         sign,
@@ -642,11 +653,7 @@ mod tests {
         for level in SimdLevel::ALL {
             let seed = seed(data, n, &sign, level).unwrap().rows;
             for head in [1, 2, HEAD] {
-                let stats = LocalStats {
-                    local: false,
-                    seen: AtomicUsize::new(0),
-                    kept: AtomicUsize::new(0),
-                };
+                let stats = LocalStats::new(false);
                 let job = Shared {
                     data,
                     sign: &sign,

@@ -276,22 +276,13 @@ fn sweep3(keyed: &[([u64; 3], u32)]) -> (Vec<bool>, Staircase) {
 mod tests {
     use super::*;
 
-    /// A small xorshift stream, so that the test needs no RNG crate.
-    fn stream(mut s: u64) -> impl FnMut() -> u64 {
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        }
-    }
-
     #[test]
     fn split_sweep_matches_one_sweep() {
         // Coarse integer grids force long runs of equal x (which must not be cut), equal
         // (y, z) across parts, and duplicates; the sphere-like case keeps most rows.
         for (seed, levels) in [(1u64, 3u64), (2, 5), (3, 17), (4, 1000), (5, 1 << 40)] {
-            let mut next = stream(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1));
+            let mut next =
+                crate::front::xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1));
             for n in [1usize, 2, 7, 64, 500, 3_000] {
                 let pts: Vec<[f64; 3]> = (0..n)
                     .map(|_| std::array::from_fn(|_| (next() % levels) as f64))
