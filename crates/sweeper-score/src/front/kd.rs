@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use super::simd::multiversion;
+use super::simd::{Lanes, multiversion};
 use super::sweep::ord_key;
 use super::window::Window;
 
@@ -189,7 +189,11 @@ multiversion! {
     clippy::inline_always,
     reason = "built again inside each `multiversion!` wrapper"
 )]
-fn sfs_body<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bool>> {
+fn sfs_body<const D: usize, L: Lanes>(
+    lanes: L,
+    pts: &[[f64; D]],
+    max_front: usize,
+) -> Option<Vec<bool>> {
     // Descending key as an ascending integer (the key is never NaN), ties by index for now.
     let mut order: Vec<(u64, u32)> = pts
         .iter()
@@ -219,7 +223,7 @@ fn sfs_body<const D: usize>(pts: &[[f64; D]], max_front: usize) -> Option<Vec<bo
     let mut window = Window::<D>::with_capacity(64);
     for &(_, i) in &order {
         let p = &pts[i as usize];
-        if window.first_dominator::<true>(p).is_none() {
+        if window.first_dominator(lanes, p).is_none() {
             if window.len() == max_front {
                 return None;
             }

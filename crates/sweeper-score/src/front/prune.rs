@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::SimdLevel;
-use super::simd::multiversion;
+use super::simd::{Lanes, multiversion};
 use super::window::Window;
 
 /// Rows per parallel task of the pass, at most (small inputs get smaller tasks, so that
@@ -202,7 +202,8 @@ multiversion! {
     clippy::inline_always,
     reason = "built again inside each `multiversion!` wrapper"
 )]
-fn small_front_body<const D: usize>(
+fn small_front_body<const D: usize, L: Lanes>(
+    lanes: L,
     data: &[f64],
     sign: &[f64; D],
     max_front: usize,
@@ -253,7 +254,7 @@ fn small_front_body<const D: usize>(
             if p.iter().any(|x| x.is_nan()) {
                 return None;
             }
-            match window.first_dominator::<false>(&p) {
+            match window.first_dominator(lanes, &p) {
                 Some(0) => continue,
                 Some(k) => {
                     window.move_to_front(k);
@@ -262,7 +263,7 @@ fn small_front_body<const D: usize>(
                 }
                 None => {}
             }
-            window.drop_dominated_by(&p, &mut ids);
+            window.drop_dominated_by(lanes, &p, &mut ids);
             window.push(&p);
             ids.push(i as u32);
             // Give up early too when the front grows fast (a quarter of the rows so far,
@@ -343,14 +344,18 @@ multiversion! {
     clippy::inline_always,
     reason = "built again inside each `multiversion!` wrapper"
 )]
-fn cover_body<const D: usize>(cands: &[[f64; D]], sub: &[[f64; D]]) -> Vec<Vec<u64>> {
+fn cover_body<const D: usize, L: Lanes>(
+    lanes: L,
+    cands: &[[f64; D]],
+    sub: &[[f64; D]],
+) -> Vec<Vec<u64>> {
     // Column-major once, so that each candidate's test is contiguous vector loads.
     let sub = Window::from_rows(sub, 0);
     // A plain loop: an iterator chain's `fold` stays a call, built without the wrapper's
     // vector instructions (perf showed the cover in a baseline `Map::fold`).
     let mut bits = Vec::with_capacity(cands.len());
     for p in cands {
-        bits.push(sub.dominated_by(p));
+        bits.push(sub.dominated_by(lanes, p));
     }
     bits
 }
@@ -387,11 +392,16 @@ multiversion! {
     clippy::inline_always,
     reason = "built again inside each `multiversion!` wrapper"
 )]
-fn filter_body<const D: usize>(job: &Shared<'_, D>, a: usize, b: usize) -> (Vec<u32>, bool) {
+fn filter_body<const D: usize, L: Lanes>(
+    lanes: L,
+    job: &Shared<'_, D>,
+    a: usize,
+    b: usize,
+) -> (Vec<u32>, bool) {
     match job.head {
-        1 => filter_head::<D, 1>(job, a, b),
-        2 => filter_head::<D, 2>(job, a, b),
-        _ => filter_head::<D, HEAD>(job, a, b),
+        1 => filter_head::<D, 1, L>(lanes, job, a, b),
+        2 => filter_head::<D, 2, L>(lanes, job, a, b),
+        _ => filter_head::<D, HEAD, L>(lanes, job, a, b),
     }
 }
 
@@ -401,7 +411,8 @@ fn filter_body<const D: usize>(job: &Shared<'_, D>, a: usize, b: usize) -> (Vec<
     clippy::inline_always,
     reason = "built again inside each `multiversion!` wrapper"
 )]
-fn filter_head<const D: usize, const H: usize>(
+fn filter_head<const D: usize, const H: usize, L: Lanes>(
+    lanes: L,
     job: &Shared<'_, D>,
     a: usize,
     b: usize,
@@ -481,7 +492,7 @@ fn filter_head<const D: usize, const H: usize>(
                 }
                 continue;
             }
-            match window.first_dominator::<true>(&p) {
+            match window.first_dominator(lanes, &p) {
                 Some(0) => {}
                 Some(j) => window.move_to_front(j),
                 None => {

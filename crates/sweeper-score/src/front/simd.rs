@@ -7,11 +7,17 @@
 //! project's machine (Sapphire Rapids) the bit mask of 1e6 rows × 4 columns tested against
 //! one row took 5.3 ms with the baseline build, 1.6 ms with AVX2 and 1.2 ms with AVX-512.
 //!
-//! This is the only `unsafe` in the workspace: calling a `#[target_feature]` function is
-//! `unsafe` because running it on a CPU without the feature is undefined behaviour. Each
-//! call below is guarded by `is_x86_feature_detected!` for exactly the features that the
-//! called function enables, which is the whole safety argument (the pattern of `memchr` and
-//! `simdutf8`'s runtime dispatch).
+//! The window's 16-row compares are the exception: written portably, the compiler split
+//! them into uneven vectors and packed the results with shuffles, so at the AVX-512 level
+//! they are written with `std::arch` ([`Lanes`], [`Avx512`]).
+//!
+//! This module holds the only `unsafe` in the workspace. Calling a `#[target_feature]`
+//! function is `unsafe` because running it on a CPU without the feature is undefined
+//! behaviour. Each call below is guarded by `is_x86_feature_detected!` for exactly the
+//! features that the called function enables, which is the whole safety argument (the
+//! pattern of `memchr` and `simdutf8`'s runtime dispatch); the [`Avx512`] token carries
+//! that proof into the window's compares, and two vector loads read inside a borrowed
+//! array.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -91,9 +97,199 @@ pub(crate) fn detected() -> SimdLevel {
     SimdLevel::Baseline
 }
 
+/// The compares of 16 window rows (held column by column) against one row, per level. The
+/// row comes as [`Lanes::splat`]s of its values, made once per row: taking them from a
+/// stored row in every compare cost a failed store-to-load forward per row.
+pub(crate) trait Lanes: Copy {
+    /// One value of the row, ready to compare against 16 rows.
+    type Splat: Copy;
+    /// `x` ready to compare.
+    fn splat(self, x: f64) -> Self::Splat;
+    /// Bit `k` set when row `k` is at least `p` in every column.
+    fn ge_all<const D: usize>(self, cols: [&[f64; 16]; D], p: &[Self::Splat; D]) -> u32;
+    /// Bit `k` set when `p` dominates row `k`: at least as large everywhere, larger in one.
+    fn dominated<const D: usize>(self, cols: [&[f64; 16]; D], p: &[Self::Splat; D]) -> u32;
+}
+
+/// The compares in plain Rust, for the levels below AVX-512.
+#[derive(Clone, Copy)]
+pub(crate) struct Portable;
+
+impl Lanes for Portable {
+    type Splat = f64;
+
+    #[inline(always)]
+    #[allow(
+        clippy::inline_always,
+        reason = "built inside `multiversion!` wrappers"
+    )]
+    fn splat(self, x: f64) -> f64 {
+        x
+    }
+
+    #[inline(always)]
+    #[allow(
+        clippy::inline_always,
+        reason = "built inside `multiversion!` wrappers"
+    )]
+    fn ge_all<const D: usize>(self, cols: [&[f64; 16]; D], p: &[f64; D]) -> u32 {
+        let mut ge = [true; 16];
+        for j in 0..D {
+            for k in 0..16 {
+                ge[k] &= cols[j][k] >= p[j];
+            }
+        }
+        let mut m = 0u32;
+        for (k, &g) in ge.iter().enumerate() {
+            m |= u32::from(g) << k;
+        }
+        m
+    }
+
+    #[inline(always)]
+    #[allow(
+        clippy::inline_always,
+        reason = "built inside `multiversion!` wrappers"
+    )]
+    fn dominated<const D: usize>(self, cols: [&[f64; 16]; D], p: &[f64; D]) -> u32 {
+        let mut ge = [true; 16];
+        let mut gt = [false; 16];
+        for j in 0..D {
+            for k in 0..16 {
+                ge[k] &= p[j] >= cols[j][k];
+                gt[k] |= p[j] > cols[j][k];
+            }
+        }
+        let mut m = 0u32;
+        for k in 0..16 {
+            m |= u32::from(ge[k] & gt[k]) << k;
+        }
+        m
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::Avx512;
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::{
+        __m512d, _CMP_GE_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _mm512_loadu_pd, _mm512_mask_cmp_pd_mask,
+        _mm512_set1_pd,
+    };
+
+    use super::Lanes;
+
+    /// Proof that this CPU has AVX-512 F: one exists only where [`Avx512::new`] ran, and
+    /// that is callable only from code built for those features, which `multiversion!`
+    /// runs only after detecting them. Two compares per column give 16 rows' bits straight
+    /// in mask registers (`kmov`), with no packing.
+    #[derive(Clone, Copy)]
+    pub(crate) struct Avx512(());
+
+    impl Avx512 {
+        /// The token, from code built with (and so running under) AVX-512.
+        #[target_feature(enable = "avx512f")]
+        pub(crate) fn new() -> Self {
+            Avx512(())
+        }
+    }
+
+    /// Columns `j` of rows 0..8 and 8..16.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn halves(col: &[f64; 16]) -> (__m512d, __m512d) {
+        let p = col.as_ptr();
+        // SAFETY: each load reads 8 `f64` inside the 16 that `col` borrows (offsets 0 and
+        // 8); the unaligned loads need no alignment.
+        #[expect(unsafe_code, reason = "vector loads from a borrowed array")]
+        unsafe {
+            (_mm512_loadu_pd(p), _mm512_loadu_pd(p.add(8)))
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn ge_all<const D: usize>(cols: [&[f64; 16]; D], p: &[__m512d; D]) -> u32 {
+        let (mut lo, mut hi) = (0xff_u8, 0xff_u8);
+        for j in 0..D {
+            let x = p[j];
+            let (a, b) = halves(cols[j]);
+            lo = _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(lo, a, x);
+            hi = _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(hi, b, x);
+        }
+        u32::from(lo) | u32::from(hi) << 8
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn dominated<const D: usize>(cols: [&[f64; 16]; D], p: &[__m512d; D]) -> u32 {
+        let (mut lo, mut hi) = (0xff_u8, 0xff_u8);
+        let (mut lo_gt, mut hi_gt) = (0_u8, 0_u8);
+        for j in 0..D {
+            let x = p[j];
+            let (a, b) = halves(cols[j]);
+            lo = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(lo, a, x);
+            hi = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(hi, b, x);
+            lo_gt |= _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(0xff, a, x);
+            hi_gt |= _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(0xff, b, x);
+        }
+        u32::from(lo & lo_gt) | u32::from(hi & hi_gt) << 8
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn splat(x: f64) -> __m512d {
+        _mm512_set1_pd(x)
+    }
+
+    impl Lanes for Avx512 {
+        type Splat = __m512d;
+
+        #[inline(always)]
+        #[allow(
+            clippy::inline_always,
+            reason = "built inside `multiversion!` wrappers"
+        )]
+        fn splat(self, x: f64) -> __m512d {
+            // SAFETY: `self` proves that this CPU has AVX-512 F (see `Avx512`).
+            #[expect(unsafe_code, reason = "runtime-detected target features")]
+            unsafe {
+                splat(x)
+            }
+        }
+
+        #[inline(always)]
+        #[allow(
+            clippy::inline_always,
+            reason = "built inside `multiversion!` wrappers"
+        )]
+        fn ge_all<const D: usize>(self, cols: [&[f64; 16]; D], p: &[__m512d; D]) -> u32 {
+            // SAFETY: `self` proves that this CPU has AVX-512 F (see `Avx512`).
+            #[expect(unsafe_code, reason = "runtime-detected target features")]
+            unsafe {
+                ge_all(cols, p)
+            }
+        }
+
+        #[inline(always)]
+        #[allow(
+            clippy::inline_always,
+            reason = "built inside `multiversion!` wrappers"
+        )]
+        fn dominated<const D: usize>(self, cols: [&[f64; 16]; D], p: &[__m512d; D]) -> u32 {
+            // SAFETY: `self` proves that this CPU has AVX-512 F (see `Avx512`).
+            #[expect(unsafe_code, reason = "runtime-detected target features")]
+            unsafe {
+                dominated(cols, p)
+            }
+        }
+    }
+}
+
 /// Defines `fn $name<const D: usize>(level: SimdLevel, args) -> R` that calls
-/// `$body::<D>(args)` built for `level`, or for the widest level this CPU has if that is
-/// lower. `$body` must be `#[inline(always)]`, so that the compiler
+/// `$body::<D, _>(lanes, args)` built for `level`, or for the widest level this CPU has if
+/// that is lower, with the [`Lanes`] of that level. `$body` must be `#[inline(always)]`, so that the compiler
 /// builds it again inside each wrapper below with that wrapper's features (a closure would
 /// not do: it is compiled once, for the baseline, and may stay a call).
 macro_rules! multiversion {
@@ -105,11 +301,11 @@ macro_rules! multiversion {
             {
                 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,bmi1,bmi2,popcnt")]
                 fn v4<const D: usize>($($arg: $ty),*) -> $ret {
-                    $body::<D>($($arg),*)
+                    $body::<D, _>($crate::front::simd::Avx512::new(), $($arg),*)
                 }
                 #[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
                 fn v3<const D: usize>($($arg: $ty),*) -> $ret {
-                    $body::<D>($($arg),*)
+                    $body::<D, _>($crate::front::simd::Portable, $($arg),*)
                 }
                 match level.min($crate::front::simd::detected()) {
                     // SAFETY: `detected()` returns `Avx512` only when it found every
@@ -128,8 +324,101 @@ macro_rules! multiversion {
                 }
             }
             let _ = level;
-            $body::<D>($($arg),*)
+            $body::<D, _>($crate::front::simd::Portable, $($arg),*)
         }
     };
 }
 pub(crate) use multiversion;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 16 rows × D columns of values drawn from a few, with `±0.0`, `±inf` and NaN among
+    /// them, so that ties, signed zeros and unordered compares are common.
+    fn chunk<const D: usize>(next: &mut impl FnMut() -> u64) -> [[f64; 16]; D] {
+        const VALUES: [f64; 8] = [
+            -1.0,
+            -0.0,
+            0.0,
+            0.5,
+            1.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        std::array::from_fn(|_| std::array::from_fn(|_| VALUES[(next() % 8) as usize]))
+    }
+
+    /// The bits by the definitions, one row at a time.
+    fn want<const D: usize>(cols: &[[f64; 16]; D], p: &[f64; D]) -> (u32, u32) {
+        let (mut ge, mut dom) = (0, 0);
+        let rows = (0..16).map(|k| -> [f64; D] { std::array::from_fn(|j| cols[j][k]) });
+        for (k, row) in rows.enumerate() {
+            if row.iter().zip(p).all(|(w, x)| w >= x) {
+                ge |= 1 << k;
+            }
+            if row.iter().zip(p).all(|(w, x)| x >= w) && row.iter().zip(p).any(|(w, x)| x > w) {
+                dom |= 1 << k;
+            }
+        }
+        (ge, dom)
+    }
+
+    fn check<const D: usize, L: Lanes>(lanes: L, next: &mut impl FnMut() -> u64) -> u32 {
+        let mut seen = 0;
+        for _ in 0..2000 {
+            let cols = chunk::<D>(next);
+            // The query is a row of the chunk now and then, so that equal rows come up.
+            let p: [f64; D] = if next().is_multiple_of(4) {
+                let k = (next() % 16) as usize;
+                std::array::from_fn(|j| cols[j][k])
+            } else {
+                chunk::<D>(next).map(|c| c[0])
+            };
+            let refs: [&[f64; 16]; D] = std::array::from_fn(|j| &cols[j]);
+            let q: [L::Splat; D] = std::array::from_fn(|j| lanes.splat(p[j]));
+            let (ge, dom) = want(&cols, &p);
+            assert_eq!(
+                lanes.ge_all(refs, &q),
+                ge,
+                "ge_all, d = {D}, {cols:?} against {p:?}"
+            );
+            assert_eq!(
+                lanes.dominated(refs, &q),
+                dom,
+                "dominated, d = {D}, {cols:?} against {p:?}"
+            );
+            seen |= u32::from(ge != 0) | u32::from(dom != 0) << 1;
+        }
+        seen
+    }
+
+    fn check_all<L: Lanes>(lanes: L) {
+        let mut next = crate::front::xorshift(0x9e37_79b9_7f4a_7c15);
+        // Both kinds of bits must come up, or the test would pass on constant answers.
+        assert_eq!(check::<1, L>(lanes, &mut next), 3);
+        assert_eq!(check::<2, L>(lanes, &mut next), 3);
+        assert_eq!(check::<3, L>(lanes, &mut next), 3);
+        assert_eq!(check::<4, L>(lanes, &mut next), 3);
+        assert_eq!(check::<5, L>(lanes, &mut next), 3);
+    }
+
+    #[test]
+    fn portable_lanes_follow_the_definitions() {
+        check_all(Portable);
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn avx512_lanes_follow_the_definitions() {
+        // Without AVX-512 there is nothing to run (the project's machines have it).
+        if detected() < SimdLevel::Avx512 {
+            return;
+        }
+        // SAFETY: `detected()` found every feature that `new` enables.
+        #[expect(unsafe_code, reason = "runtime-detected target features")]
+        let lanes = unsafe { Avx512::new() };
+        check_all(lanes);
+    }
+}

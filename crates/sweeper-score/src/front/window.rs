@@ -8,6 +8,8 @@
 //! Every column is padded with `-inf` rows to a whole number of [`SCAN`]-row chunks; such
 //! a row dominates nothing, so the tests need no remainder loop.
 
+use super::simd::Lanes;
+
 /// Window rows tested together.
 pub(crate) const SCAN: usize = 16;
 
@@ -105,59 +107,40 @@ impl<const D: usize> Window<D> {
         std::array::from_fn(|k| self.row(k))
     }
 
-    /// The index of the first row that dominates `p`, if any.
-    ///
-    /// The vector test is "at least as good in every column" only (half the compares of a
-    /// full dominance test); the rows that pass it are checked for "better in one" one by
-    /// one, which fails only for rows equal to `p`. A chunk's lanes are looked at only when
-    /// one of them passes ("any" is one mask test): as a bit mask when `PACK` (cheaper when
-    /// the hit lies deep in the chunk, as in the pass on uniform data: uniform 1e5 × 4 0.97
-    /// against 0.88 ms the other way), else one by one from the first lane (cheaper when
-    /// hits come early, as in the small-input loop: uniform 1e3 × 3 5.8 against 7.0 µs,
-    /// correlated 1e3 × 3 2.1 against 2.5 µs).
+    /// Chunk `c` of every column.
     #[inline(always)]
     #[allow(
         clippy::inline_always,
         reason = "built inside `multiversion!` wrappers"
     )]
-    pub(crate) fn first_dominator<const PACK: bool>(&self, p: &[f64; D]) -> Option<usize> {
-        let cols: [&[f64]; D] = std::array::from_fn(|j| &self.buf[j * self.cap..][..self.cap]);
+    fn chunk(&self, c: usize) -> [&[f64; SCAN]; D] {
+        std::array::from_fn(|j| {
+            self.buf[j * self.cap + c * SCAN..][..SCAN]
+                .try_into()
+                .expect("a whole chunk")
+        })
+    }
+
+    /// The index of the first row that dominates `p`, if any.
+    ///
+    /// The vector test is "at least as good in every column" only (half the compares of a
+    /// full dominance test); the rows that pass it are checked for "better in one" one by
+    /// one, which fails only for rows equal to `p`.
+    #[inline(always)]
+    #[allow(
+        clippy::inline_always,
+        reason = "built inside `multiversion!` wrappers"
+    )]
+    pub(crate) fn first_dominator<L: Lanes>(&self, lanes: L, p: &[f64; D]) -> Option<usize> {
+        let q: [L::Splat; D] = std::array::from_fn(|j| lanes.splat(p[j]));
         for c in 0..self.len.div_ceil(SCAN) {
-            let mut ge = [true; SCAN];
-            for j in 0..D {
-                let col: &[f64; SCAN] = cols[j][c * SCAN..][..SCAN]
-                    .try_into()
-                    .expect("a whole chunk");
-                for k in 0..SCAN {
-                    ge[k] &= col[k] >= p[j];
-                }
-            }
-            let mut any = false;
-            for &g in &ge {
-                any |= g;
-            }
-            if !any {
-                continue;
-            }
-            if PACK {
-                let mut m = 0u32;
-                for (k, &g) in ge.iter().enumerate() {
-                    m |= u32::from(g) << k;
-                }
-                while m != 0 {
-                    let k = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let i = c * SCAN + k;
-                    if (0..D).any(|j| cols[j][i] > p[j]) {
-                        return Some(i);
-                    }
-                }
-            } else {
-                for (k, &g) in ge.iter().enumerate() {
-                    let i = c * SCAN + k;
-                    if g && (0..D).any(|j| cols[j][i] > p[j]) {
-                        return Some(i);
-                    }
+            let cols = self.chunk(c);
+            let mut m = lanes.ge_all(cols, &q);
+            while m != 0 {
+                let k = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if (0..D).any(|j| cols[j][k] > p[j]) {
+                    return Some(c * SCAN + k);
                 }
             }
         }
@@ -170,22 +153,8 @@ impl<const D: usize> Window<D> {
         clippy::inline_always,
         reason = "built inside `multiversion!` wrappers"
     )]
-    fn chunk_dominated_by(&self, p: &[f64; D], c: usize) -> u32 {
-        let mut ge = [true; SCAN];
-        let mut gt = [false; SCAN];
-        for (j, &x) in p.iter().enumerate() {
-            let col: &[f64; SCAN] = self.buf[j * self.cap + c * SCAN..][..SCAN]
-                .try_into()
-                .expect("a whole chunk");
-            for k in 0..SCAN {
-                ge[k] &= x >= col[k];
-                gt[k] |= x > col[k];
-            }
-        }
-        let mut m = 0u32;
-        for k in 0..SCAN {
-            m |= u32::from(ge[k] & gt[k]) << k;
-        }
+    fn chunk_dominated_by<L: Lanes>(&self, lanes: L, p: &[L::Splat; D], c: usize) -> u32 {
+        let m = lanes.dominated(self.chunk(c), p);
         // Padding rows (-inf) can be dominated; they lie past `len`, cut off here.
         let rows = (self.len - c * SCAN).min(SCAN);
         m & (u32::MAX >> (32 - rows))
@@ -197,10 +166,12 @@ impl<const D: usize> Window<D> {
         clippy::inline_always,
         reason = "built inside `multiversion!` wrappers"
     )]
-    pub(crate) fn dominated_by(&self, p: &[f64; D]) -> Vec<u64> {
+    pub(crate) fn dominated_by<L: Lanes>(&self, lanes: L, p: &[f64; D]) -> Vec<u64> {
+        let q: [L::Splat; D] = std::array::from_fn(|j| lanes.splat(p[j]));
         let mut bits = vec![0u64; self.len.div_ceil(64)];
         for c in 0..self.len.div_ceil(SCAN) {
-            bits[c * SCAN / 64] |= u64::from(self.chunk_dominated_by(p, c)) << (c * SCAN % 64);
+            bits[c * SCAN / 64] |=
+                u64::from(self.chunk_dominated_by(lanes, &q, c)) << (c * SCAN % 64);
         }
         bits
     }
@@ -220,14 +191,20 @@ impl<const D: usize> Window<D> {
         clippy::inline_always,
         reason = "built inside `multiversion!` wrappers"
     )]
-    pub(crate) fn drop_dominated_by(&mut self, p: &[f64; D], ids: &mut Vec<u32>) {
+    pub(crate) fn drop_dominated_by<L: Lanes>(
+        &mut self,
+        lanes: L,
+        p: &[f64; D],
+        ids: &mut Vec<u32>,
+    ) {
         debug_assert_eq!(ids.len(), self.len);
         // Rows move only to places already looked at, so each chunk's test still sees it
         // as it was. Usually nothing is dropped, and nothing is written.
+        let q: [L::Splat; D] = std::array::from_fn(|j| lanes.splat(p[j]));
         let mut kept = 0;
         let mut moving = false;
         for c in 0..self.len.div_ceil(SCAN) {
-            let m = self.chunk_dominated_by(p, c);
+            let m = self.chunk_dominated_by(lanes, &q, c);
             let rows = (self.len - c * SCAN).min(SCAN);
             if m == 0 && !moving {
                 kept += rows;
@@ -257,6 +234,7 @@ impl<const D: usize> Window<D> {
 mod tests {
     use super::*;
     use crate::front::kd::dom;
+    use crate::front::simd::Portable;
 
     #[test]
     fn finds_the_first_dominator_across_chunks_and_keeps_order() {
@@ -274,22 +252,25 @@ mod tests {
             g.push(p);
         }
         assert_eq!((0..40).map(|i| g.row(i)).collect::<Vec<_>>(), rows);
-        assert_eq!(g.first_dominator::<false>(&[33.0, -35.0, -1.0]), Some(33));
-        assert_eq!(w.first_dominator::<true>(&[33.0, -35.0, -1.0]), Some(33));
-        assert_eq!(w.first_dominator::<true>(&[20.0, -20.0, 0.0]), None);
-        assert_eq!(w.first_dominator::<false>(&[33.0, -35.0, -1.0]), Some(33));
-        assert_eq!(w.first_dominator::<false>(&[20.0, -20.0, 0.0]), None);
-        assert_eq!(w.first_dominator::<true>(&[f64::NEG_INFINITY; 3]), Some(0));
+        assert_eq!(g.first_dominator(Portable, &[33.0, -35.0, -1.0]), Some(33));
+        assert_eq!(w.first_dominator(Portable, &[33.0, -35.0, -1.0]), Some(33));
+        assert_eq!(w.first_dominator(Portable, &[20.0, -20.0, 0.0]), None);
+        assert_eq!(w.first_dominator(Portable, &[33.0, -35.0, -1.0]), Some(33));
+        assert_eq!(w.first_dominator(Portable, &[20.0, -20.0, 0.0]), None);
+        assert_eq!(
+            w.first_dominator(Portable, &[f64::NEG_INFINITY; 3]),
+            Some(0)
+        );
         w.move_to_front(35);
         assert_eq!(w.row(0), rows[35]);
         assert_eq!(w.row(1), rows[0]);
         assert_eq!(w.row(35), rows[34]);
         assert_eq!(w.row(36), rows[36]);
-        assert_eq!(w.first_dominator::<true>(&[33.0, -35.0, -1.0]), Some(0));
+        assert_eq!(w.first_dominator(Portable, &[33.0, -35.0, -1.0]), Some(0));
         // (30, -25, 1) dominates rows 25..=30.
         let mut w = Window::from_rows(&rows, 0);
         let mut ids: Vec<u32> = (0..40).collect();
-        w.drop_dominated_by(&[30.0, -25.0, 1.0], &mut ids);
+        w.drop_dominated_by(Portable, &[30.0, -25.0, 1.0], &mut ids);
         assert_eq!(
             ids,
             [(0..25).collect::<Vec<_>>(), (31..40).collect()].concat()
@@ -300,7 +281,7 @@ mod tests {
         assert!(w.has_room());
         // The bit set of the rows a row dominates; 34 rows, so the last chunk is mostly
         // padding, which must not show.
-        let bits = w.dominated_by(&[35.0, -20.0, 0.0]);
+        let bits = w.dominated_by(Portable, &[35.0, -20.0, 0.0]);
         let rows: Vec<usize> = (0..w.len())
             .filter(|&i| bits[i / 64] >> (i % 64) & 1 == 1)
             .collect();
@@ -310,6 +291,9 @@ mod tests {
         assert_eq!(rows, want);
         assert!(want.len() > 5);
         assert_eq!(bits.len(), 1);
-        assert_eq!(w.dominated_by(&[100.0, 0.0, 1.0])[0], (1 << 34) - 1);
+        assert_eq!(
+            w.dominated_by(Portable, &[100.0, 0.0, 1.0])[0],
+            (1 << 34) - 1
+        );
     }
 }
