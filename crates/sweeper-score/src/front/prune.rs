@@ -215,12 +215,18 @@ fn small_front_body<const D: usize, L: Lanes>(
     // first block is then tested against a strong row instead of an empty window. It is
     // an ordinary row of the loop, taken early (its own bit is cleared below): an unsampled
     // row that dominates it drops it from the window like any other.
-    let first = (0..rows.len())
-        .step_by(rows.len().div_ceil(64).max(1))
-        .map(|i| (load_row(&rows[i], sign).iter().sum::<f64>(), i))
-        .filter(|(s, _)| !s.is_nan())
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, i)| i);
+    // (A plain loop with one compare per row: the iterator chain with `total_cmp` cost
+    // 6% of uniform 1e3 × 3.) NaN sums never win, and neither does a row of `-inf` sum
+    // over an earlier one.
+    let mut first = None;
+    let mut best = f64::NEG_INFINITY;
+    for i in (0..rows.len()).step_by(rows.len().div_ceil(64).max(1)) {
+        let s: f64 = load_row(&rows[i], sign).iter().sum();
+        if s > best || (first.is_none() && !s.is_nan()) {
+            best = s;
+            first = Some(i);
+        }
+    }
     if let Some(i) = first {
         window.push(&load_row(&rows[i], sign));
         ids.push(i as u32);
