@@ -678,6 +678,76 @@ mod tests {
         }
     }
 
+    #[test]
+    fn small_front_is_exact_on_clouds_with_late_duplicates() {
+        // Uniform clouds of 2,000 rows (so the loop runs 32 blocks, and the head rows of
+        // largest sum are taken from earlier blocks), their second half a copy of the
+        // first: every front row has a duplicate in a later block, which a head row must
+        // not drop. A correlated variant keeps the front small.
+        fn check<const D: usize>(correlated: bool, tops: bool) {
+            let n = 2_000;
+            // SplitMix64: consecutive xorshift outputs are too alike for a uniform cloud
+            // (its 3-column front came out ten times too large).
+            let mut state = 0x2545_f491_4f6c_dd1d_u64;
+            let mut data: Vec<f64> = (0..n * D)
+                .map(|_| {
+                    state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                    let mut z = state;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                    (z ^ (z >> 31)) as f64 / u64::MAX as f64
+                })
+                .collect();
+            if correlated {
+                for row in data.chunks_exact_mut(D) {
+                    let base = row[0];
+                    for x in &mut row[1..] {
+                        *x = base + 0.1 * *x;
+                    }
+                    // Column 1 is minimized: correlated in the canonical (maximized) sense.
+                    row[1] = -row[1];
+                }
+            }
+            data.copy_within(0..n / 2 * D, n / 2 * D);
+            if tops {
+                // Every 7th row a copy of one row that dominates all others: the front is
+                // all of its copies, nine or ten in each block (enough for four head rows).
+                for row in data.chunks_exact_mut(D).step_by(7) {
+                    for (j, x) in row.iter_mut().enumerate() {
+                        *x = if j == 1 { -2.0 } else { 2.0 };
+                    }
+                }
+            }
+            let dirs: Vec<sweeper_goal::Direction> = (0..D)
+                .map(|j| {
+                    if j == 1 {
+                        sweeper_goal::Direction::Minimize
+                    } else {
+                        sweeper_goal::Direction::Maximize
+                    }
+                })
+                .collect();
+            let sign: [f64; D] = std::array::from_fn(|j| dirs[j].sign());
+            let want = crate::front::nondominated_brute_force(&data, D, &dirs).unwrap();
+            assert!(want.len() > 4, "d = {D}: a front of {} rows", want.len());
+            for level in SimdLevel::ALL {
+                let got = small_front::<D>(level, &data, &sign, n);
+                assert_eq!(
+                    got.as_ref(),
+                    Some(&want),
+                    "d = {D}, correlated {correlated}, tops {tops}, {level:?}"
+                );
+            }
+        }
+        check::<2>(false, false);
+        check::<3>(false, false);
+        check::<3>(true, false);
+        check::<4>(true, false);
+        check::<5>(true, false);
+        check::<3>(false, true);
+        check::<5>(false, true);
+    }
+
     fn check_heads(data: &[f64], n: usize) {
         const D: usize = 3;
         let dirs = [
