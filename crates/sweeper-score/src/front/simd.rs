@@ -183,8 +183,9 @@ mod x86 {
 
     /// Proof that this CPU has AVX-512 F: one exists only where [`Avx512::new`] ran, and
     /// that is callable only from code built for those features, which `multiversion!`
-    /// runs only after detecting them. Two compares per column give 16 rows' bits straight
-    /// in mask registers (`kmov`), with no packing.
+    /// runs only after detecting them. The compares (two per column for "at least as
+    /// large", four for "dominated") leave 16 rows' bits straight in mask registers
+    /// (`kmov`), with no packing.
     #[derive(Clone, Copy)]
     pub(crate) struct Avx512(());
 
@@ -290,9 +291,10 @@ mod x86 {
 
 /// Defines `fn $name<const D: usize>(level: SimdLevel, args) -> R` that calls
 /// `$body::<D, _>(lanes, args)` built for `level`, or for the widest level this CPU has if
-/// that is lower, with the [`Lanes`] of that level. `$body` must be `#[inline(always)]`, so that the compiler
-/// builds it again inside each wrapper below with that wrapper's features (a closure would
-/// not do: it is compiled once, for the baseline, and may stay a call).
+/// that is lower, with the [`Lanes`] of that level. `$body` must be `#[inline(always)]`,
+/// so that the compiler builds it again inside each wrapper below with that wrapper's
+/// features (a closure would not do: it is compiled once, for the baseline, and may stay
+/// a call).
 macro_rules! multiversion {
     ($(#[$m:meta])* $vis:vis fn $name:ident<const D: usize>($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty
         => $body:ident;) => {

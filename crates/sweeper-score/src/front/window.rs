@@ -255,8 +255,6 @@ mod tests {
         assert_eq!(g.first_dominator(Portable, &[33.0, -35.0, -1.0]), Some(33));
         assert_eq!(w.first_dominator(Portable, &[33.0, -35.0, -1.0]), Some(33));
         assert_eq!(w.first_dominator(Portable, &[20.0, -20.0, 0.0]), None);
-        assert_eq!(w.first_dominator(Portable, &[33.0, -35.0, -1.0]), Some(33));
-        assert_eq!(w.first_dominator(Portable, &[20.0, -20.0, 0.0]), None);
         assert_eq!(
             w.first_dominator(Portable, &[f64::NEG_INFINITY; 3]),
             Some(0)
