@@ -106,6 +106,15 @@ pub(crate) trait Lanes: Copy {
     type Splat: Copy;
     /// `x` ready to compare.
     fn splat(self, x: f64) -> Self::Splat;
+    /// Every value of `p` ready to compare.
+    #[inline(always)]
+    #[allow(
+        clippy::inline_always,
+        reason = "built inside `multiversion!` wrappers"
+    )]
+    fn splat_row<const D: usize>(self, p: &[f64; D]) -> [Self::Splat; D] {
+        std::array::from_fn(|j| self.splat(p[j]))
+    }
     /// Bit `k` set when row `k` is at least `p` in every column.
     fn ge_all<const D: usize>(self, cols: [&[f64; 16]; D], p: &[Self::Splat; D]) -> u32;
     /// Bit `k` set when `p` dominates row `k`: at least as large everywhere, larger in one.
@@ -380,7 +389,7 @@ mod tests {
                 chunk::<D>(next).map(|c| c[0])
             };
             let refs: [&[f64; 16]; D] = std::array::from_fn(|j| &cols[j]);
-            let q: [L::Splat; D] = std::array::from_fn(|j| lanes.splat(p[j]));
+            let q = lanes.splat_row(&p);
             let (ge, dom) = want(&cols, &p);
             assert_eq!(
                 lanes.ge_all(refs, &q),

@@ -132,7 +132,7 @@ impl<const D: usize> Window<D> {
         reason = "built inside `multiversion!` wrappers"
     )]
     pub(crate) fn first_dominator<L: Lanes>(&self, lanes: L, p: &[f64; D]) -> Option<usize> {
-        let q: [L::Splat; D] = std::array::from_fn(|j| lanes.splat(p[j]));
+        let q = lanes.splat_row(p);
         for c in 0..self.len.div_ceil(SCAN) {
             let cols = self.chunk(c);
             let mut m = lanes.ge_all(cols, &q);
@@ -167,7 +167,7 @@ impl<const D: usize> Window<D> {
         reason = "built inside `multiversion!` wrappers"
     )]
     pub(crate) fn dominated_by<L: Lanes>(&self, lanes: L, p: &[f64; D]) -> Vec<u64> {
-        let q: [L::Splat; D] = std::array::from_fn(|j| lanes.splat(p[j]));
+        let q = lanes.splat_row(p);
         let mut bits = vec![0u64; self.len.div_ceil(64)];
         for c in 0..self.len.div_ceil(SCAN) {
             bits[c * SCAN / 64] |=
@@ -200,7 +200,7 @@ impl<const D: usize> Window<D> {
         debug_assert_eq!(ids.len(), self.len);
         // Rows move only to places already looked at, so each chunk's test still sees it
         // as it was. Usually nothing is dropped, and nothing is written.
-        let q: [L::Splat; D] = std::array::from_fn(|j| lanes.splat(p[j]));
+        let q = lanes.splat_row(p);
         let mut kept = 0;
         let mut moving = false;
         for c in 0..self.len.div_ceil(SCAN) {
