@@ -1,10 +1,10 @@
 //! Candidates: an evaluated configuration with its score (SPEC 3).
 
 use crate::ScoreError;
-use crate::json_f64::{self, F64Visitor};
+use crate::json_f64;
 use crate::report::Report;
 use crate::scoring::{objective_value, score};
-use serde::de::{self, MapAccess, Visitor};
+use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -35,7 +35,7 @@ pub struct Candidate {
     #[serde(with = "json_f64")]
     pub score: f64,
     /// The known report metrics ([`KNOWN_METRICS`](crate::KNOWN_METRICS)) the report had.
-    #[serde(with = "metric_map")]
+    #[serde(with = "json_f64::map")]
     pub metrics: BTreeMap<String, f64>,
     /// Pareto goal only: the raw value of each resolved objective, in the goal's order.
     #[serde(
@@ -130,57 +130,9 @@ pub fn make_candidate(
     }
 }
 
-/// Serde for `metrics`: a map whose values may be infinite.
-mod metric_map {
-    use super::{BTreeMap, Deserializer, F64Visitor, MapAccess, SerializeMap, Serializer, Visitor};
-    use super::{de, fmt, json_f64};
-
-    pub(super) fn serialize<S: Serializer>(
-        map: &BTreeMap<String, f64>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        let mut m = serializer.serialize_map(Some(map.len()))?;
-        for (k, v) in map {
-            m.serialize_entry(k, &json_f64::to_value(*v))?;
-        }
-        m.end()
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<BTreeMap<String, f64>, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = BTreeMap<String, f64>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a map of metric name to number")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
-                let mut out = BTreeMap::new();
-                while let Some(key) = access.next_key::<String>()? {
-                    let value = access.next_value_seed(Seed)?;
-                    out.insert(key, value);
-                }
-                Ok(out)
-            }
-        }
-        deserializer.deserialize_map(V)
-    }
-
-    /// A seed that reads one number with [`F64Visitor`].
-    pub(super) struct Seed;
-
-    impl<'de> de::DeserializeSeed<'de> for Seed {
-        type Value = f64;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<f64, D::Error> {
-            d.deserialize_any(F64Visitor)
-        }
-    }
-}
-
 /// Serde for `objectives`: a map keyed by objective name, in the goal's order.
 mod objective_map {
-    use super::metric_map::Seed;
+    use crate::json_f64::Seed;
     use super::{Deserializer, MapAccess, Objective, SerializeMap, Serializer, Visitor};
     use super::{fmt, json_f64};
 

@@ -6,7 +6,10 @@
 //! (NaN, which validated data never holds, as `"nan"`); reading accepts numbers and those
 //! strings (also `"+inf"`, `"infinity"`, `"-infinity"`, any case).
 //!
-//! Use as `#[serde(with = "sweeper_score::json_f64")]` on an `f64` field.
+//! Use as `#[serde(with = "sweeper_score::json_f64")]` on an `f64` field,
+//! `json_f64::option` on an `Option<f64>` and `json_f64::map` on a `BTreeMap<String, f64>`.
+//! This is the one encoding of non-finite numbers in everything sweeper writes (journal,
+//! `result.json`, CSV cells, saved studies).
 
 use serde::de::{self, Visitor};
 use serde::{Deserializer, Serializer};
@@ -44,8 +47,9 @@ pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D:
     deserializer.deserialize_any(F64Visitor)
 }
 
-/// Parses the string spellings of infinity (and `nan`), case-insensitively.
-pub(crate) fn parse_non_finite(s: &str) -> Option<f64> {
+/// Parses the string spellings of infinity (and `nan`), case-insensitively; `None` for any
+/// other text.
+pub fn parse_non_finite(s: &str) -> Option<f64> {
     match s.to_ascii_lowercase().as_str() {
         "inf" | "+inf" | "infinity" | "+infinity" => Some(f64::INFINITY),
         "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
@@ -77,6 +81,96 @@ impl Visitor<'_> for F64Visitor {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
         parse_non_finite(v).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+    }
+}
+
+/// A seed that reads one number (or a spelling of infinity) with the visitor above.
+pub(crate) struct Seed;
+
+impl<'de> de::DeserializeSeed<'de> for Seed {
+    type Value = f64;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<f64, D::Error> {
+        d.deserialize_any(F64Visitor)
+    }
+}
+
+/// Serde for an `Option<f64>`: `null` when absent, else as [`serialize`](super::serialize).
+pub mod option {
+    use super::{F64Visitor, de};
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    /// Serializes `None` as `null`, a number as [`serialize`](super::serialize) does.
+    #[allow(clippy::ref_option)] // serde's `with` hands the field by reference
+    pub fn serialize<S: Serializer>(x: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+        match x {
+            None => serializer.serialize_none(),
+            Some(x) => super::serialize(x, serializer),
+        }
+    }
+
+    /// Reads `null` as `None`, anything else as [`deserialize`](super::deserialize) does.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = Option<f64>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("null, a number, \"inf\" or \"-inf\"")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(F64Visitor).map(Some)
+            }
+        }
+        d.deserialize_option(V)
+    }
+}
+
+/// Serde for a `BTreeMap<String, f64>` whose values may be infinite.
+pub mod map {
+    use super::{Seed, de};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+    use std::collections::BTreeMap;
+    use std::fmt;
+
+    /// Serializes every value as [`serialize`](super::serialize) does.
+    pub fn serialize<S: Serializer>(
+        map: &BTreeMap<String, f64>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut m = serializer.serialize_map(Some(map.len()))?;
+        for (k, v) in map {
+            m.serialize_entry(k, &super::to_value(*v))?;
+        }
+        m.end()
+    }
+
+    /// Reads a map of numbers and spellings of infinity.
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<String, f64>, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = BTreeMap<String, f64>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map of metric name to number")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(key) = access.next_key::<String>()? {
+                    let value = access.next_value_seed(Seed)?;
+                    out.insert(key, value);
+                }
+                Ok(out)
+            }
+        }
+        deserializer.deserialize_map(V)
     }
 }
 
@@ -116,6 +210,26 @@ mod tests {
         let w: W = serde_json::from_str("\"Infinity\"").unwrap();
         assert_eq!(w.0, f64::INFINITY);
         assert!(serde_json::from_str::<W>("\"many\"").is_err());
+    }
+
+    #[derive(Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+    struct O(#[serde(with = "super::option")] Option<f64>);
+
+    #[derive(Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+    struct M(#[serde(with = "super::map")] std::collections::BTreeMap<String, f64>);
+
+    #[test]
+    fn options_and_maps_round_trip_infinities() {
+        for x in [None, Some(1.5), Some(f64::INFINITY), Some(f64::NEG_INFINITY)] {
+            let text = serde_json::to_string(&O(x)).unwrap();
+            assert_eq!(serde_json::from_str::<O>(&text).unwrap(), O(x), "{text}");
+        }
+        assert_eq!(serde_json::to_string(&O(None)).unwrap(), "null");
+        assert_eq!(serde_json::to_string(&O(Some(f64::NEG_INFINITY))).unwrap(), "\"-inf\"");
+        let m = M([("a".to_owned(), f64::INFINITY), ("b".to_owned(), 2.0)].into());
+        let text = serde_json::to_string(&m).unwrap();
+        assert_eq!(text, r#"{"a":"inf","b":2.0}"#);
+        assert_eq!(serde_json::from_str::<M>(&text).unwrap(), m);
     }
 
     #[test]
