@@ -26,7 +26,7 @@ pub trait Provider: Send + Sync {
 }
 
 /// The serving-planner mapping: turns the goal into the planner's own target setting,
-/// sent to evaluators as `planner_target`.
+/// sent to evaluators as `planner_target` (an entry of [`EvalRequest::extra`]).
 ///
 /// - `throughput`, `throughput_per_gpu`, `throughput_per_user` → `"throughput"`
 /// - `e2e_latency` → `"latency"`
@@ -75,7 +75,11 @@ impl Provider for ServingPlanner {
     }
 
     fn decorate(&self, request: &mut EvalRequest) {
-        request.planner_target = self.target.map(str::to_owned);
+        if let Some(target) = self.target {
+            request
+                .extra
+                .insert("planner_target".to_owned(), target.into());
+        }
     }
 }
 

@@ -23,6 +23,14 @@ pub struct Trial {
     pub params: Vec<(String, ParamValue)>,
 }
 
+impl Trial {
+    /// A trial with this id and these values: what a proposer other than a study (a grid, a
+    /// replayed list, a user's own sampler) hands to the sweep engine.
+    pub fn new(id: u64, params: Vec<(String, ParamValue)>) -> Trial {
+        Trial { id, params }
+    }
+}
+
 /// Where a trial stands.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -132,9 +132,9 @@ pub fn make_candidate(
 
 /// Serde for `objectives`: a map keyed by objective name, in the goal's order.
 mod objective_map {
-    use crate::json_f64::Seed;
     use super::{Deserializer, MapAccess, Objective, SerializeMap, Serializer, Visitor};
     use super::{fmt, json_f64};
+    use crate::json_f64::Seed;
 
     #[allow(clippy::ref_option)] // serde's `with` hands the field by reference
     pub(super) fn serialize<S: Serializer>(

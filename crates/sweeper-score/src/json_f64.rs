@@ -161,7 +161,10 @@ pub mod map {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a map of metric name to number")
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+            fn visit_map<A: de::MapAccess<'de>>(
+                self,
+                mut access: A,
+            ) -> Result<Self::Value, A::Error> {
                 let mut out = BTreeMap::new();
                 while let Some(key) = access.next_key::<String>()? {
                     let value = access.next_value_seed(Seed)?;
@@ -220,12 +223,20 @@ mod tests {
 
     #[test]
     fn options_and_maps_round_trip_infinities() {
-        for x in [None, Some(1.5), Some(f64::INFINITY), Some(f64::NEG_INFINITY)] {
+        for x in [
+            None,
+            Some(1.5),
+            Some(f64::INFINITY),
+            Some(f64::NEG_INFINITY),
+        ] {
             let text = serde_json::to_string(&O(x)).unwrap();
             assert_eq!(serde_json::from_str::<O>(&text).unwrap(), O(x), "{text}");
         }
         assert_eq!(serde_json::to_string(&O(None)).unwrap(), "null");
-        assert_eq!(serde_json::to_string(&O(Some(f64::NEG_INFINITY))).unwrap(), "\"-inf\"");
+        assert_eq!(
+            serde_json::to_string(&O(Some(f64::NEG_INFINITY))).unwrap(),
+            "\"-inf\""
+        );
         let m = M([("a".to_owned(), f64::INFINITY), ("b".to_owned(), 2.0)].into());
         let text = serde_json::to_string(&m).unwrap();
         assert_eq!(text, r#"{"a":"inf","b":2.0}"#);

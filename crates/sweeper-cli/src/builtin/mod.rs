@@ -108,16 +108,12 @@
 //!
 //! let model = BuiltinEvaluator::from_config(&json!({"model": "qwen3-32b-fp8", "gpu": "h200"}))
 //!     .unwrap();
-//! let request = EvalRequest {
-//!     id: 0,
-//!     parameters: json!({"tp": 2, "replicas": 1, "max_batch_size": 64}).as_object().unwrap().clone(),
-//!     used_gpus: None,
-//!     concurrency: Some(64),
-//!     kv_load_ratio: None,
-//!     workload: json!({"isl": 4000, "osl": 500, "num_request_ratio": 10}),
-//!     sla: None,
-//!     planner_target: None,
-//! };
+//! let config = sweeper_goal::parse(r#"{"workload": {"isl": 4000, "osl": 500, "num_request_ratio": 10, "concurrency": 64}}"#)
+//!     .unwrap();
+//! let parameters = json!({"tp": 2, "replicas": 1, "max_batch_size": 64});
+//! let mut request = EvalRequest::new(0, parameters.as_object().unwrap().clone());
+//! request.concurrency = Some(64);
+//! request.workload = config.workload;
 //! let EvalOutcome::Report(report) = model.evaluate(0, &request) else { panic!() };
 //! assert_eq!(report["used_gpus"], 2.0);
 //! assert!(report["output_throughput_tok_s"] > 0.0);
@@ -228,7 +224,7 @@ impl BuiltinEvaluator {
         let tp = int_param(params, "tp", 1)?;
         let replicas = int_param(params, "replicas", 1)?;
         let max_batch = int_param(params, "max_batch_size", 256)?;
-        let work = Workload::parse(&request.workload)?;
+        let work = Workload::parse(request.workload.as_ref())?;
 
         let m = &s.model;
         if !m.heads.is_multiple_of(tp) || !m.kv_heads.is_multiple_of(tp) {
@@ -429,49 +425,49 @@ struct Workload {
 }
 
 impl Workload {
-    fn parse(workload: &Value) -> Result<Workload, EvalOutcome> {
-        let get = |key: &str| workload.get(key).filter(|v| !v.is_null());
-        if get("trace_path").is_some() {
-            return Err(EvalOutcome::Unsupported(
-                "the builtin model needs a synthetic workload (isl, osl); trace workloads need a replay evaluator"
-                    .to_owned(),
+    fn parse(workload: Option<&sweeper_goal::Workload>) -> Result<Workload, EvalOutcome> {
+        use sweeper_goal::{Load as L, Workload as W};
+        let (isl, osl, num_request_ratio, load) = match workload {
+            Some(W::Trace { .. }) => {
+                return Err(EvalOutcome::Unsupported(
+                    "the builtin model needs a synthetic workload (isl, osl); trace workloads need a replay evaluator"
+                        .to_owned(),
+                ));
+            }
+            None => {
+                return Err(EvalOutcome::Failed(
+                    "workload.isl must be an integer > 0 for the builtin model".to_owned(),
+                ));
+            }
+            Some(W::Synthetic {
+                isl,
+                osl,
+                num_request_ratio,
+                load,
+            }) => (*isl, *osl, *num_request_ratio, load),
+        };
+        for (key, n) in [("isl", isl), ("osl", osl)] {
+            if n == 0 {
+                return Err(EvalOutcome::Failed(format!(
+                    "workload.{key} must be an integer > 0 for the builtin model"
+                )));
+            }
+        }
+        if !(num_request_ratio.is_finite() && num_request_ratio > 0.0) {
+            return Err(EvalOutcome::Failed(
+                "workload.num_request_ratio must be a number > 0".to_owned(),
             ));
         }
-        let positive = |key: &str| -> Result<u64, EvalOutcome> {
-            match get(key).and_then(Value::as_u64) {
-                Some(n) if n > 0 => Ok(n),
-                _ => Err(EvalOutcome::Failed(format!(
-                    "workload.{key} must be an integer > 0 for the builtin model"
-                ))),
+        let (concurrency, ratio, request_rate) = match *load {
+            L::Concurrency(c) => (Some(c), None, None),
+            L::KvLoadRatio(r) => (None, Some(r).filter(|r| r.is_finite() && *r >= 0.0), None),
+            L::KvLoadRange { .. } => (None, None, None),
+            L::RequestRate(r) if r.is_finite() && r > 0.0 => (None, None, Some(r)),
+            L::RequestRate(_) => {
+                return Err(EvalOutcome::Failed(
+                    "workload.request_rate must be a finite number > 0".to_owned(),
+                ));
             }
-        };
-        let isl = positive("isl")?;
-        let osl = positive("osl")?;
-        let num_request_ratio = match get("num_request_ratio") {
-            None => 10.0,
-            Some(v) => match v.as_f64() {
-                Some(r) if r.is_finite() && r > 0.0 => r,
-                _ => {
-                    return Err(EvalOutcome::Failed(
-                        "workload.num_request_ratio must be a number > 0".to_owned(),
-                    ));
-                }
-            },
-        };
-        let concurrency = get("concurrency").and_then(Value::as_u64);
-        let ratio = get("kv_load_ratio")
-            .and_then(Value::as_f64)
-            .filter(|r| r.is_finite() && *r >= 0.0);
-        let request_rate = match get("request_rate") {
-            None => None,
-            Some(v) => match v.as_f64() {
-                Some(r) if r.is_finite() && r > 0.0 => Some(r),
-                _ => {
-                    return Err(EvalOutcome::Failed(
-                        "workload.request_rate must be a finite number > 0".to_owned(),
-                    ));
-                }
-            },
         };
         Ok(Workload {
             isl,
@@ -492,22 +488,20 @@ struct Sla {
 }
 
 impl Sla {
-    fn parse(sla: Option<&Value>) -> Result<Sla, EvalOutcome> {
-        let bound = |key: &str| -> Result<f64, EvalOutcome> {
-            match sla.and_then(|s| s.get(key)).filter(|v| !v.is_null()) {
+    fn parse(sla: Option<&sweeper_goal::Sla>) -> Result<Sla, EvalOutcome> {
+        let bound = |key: &str, ms: Option<f64>| -> Result<f64, EvalOutcome> {
+            match ms {
                 None => Ok(f64::INFINITY),
-                Some(v) => match v.as_f64() {
-                    Some(ms) if ms.is_finite() && ms > 0.0 => Ok(ms / 1000.0),
-                    _ => Err(EvalOutcome::Failed(format!(
-                        "sla.{key} must be a finite number > 0"
-                    ))),
-                },
+                Some(ms) if ms.is_finite() && ms > 0.0 => Ok(ms / 1000.0),
+                Some(_) => Err(EvalOutcome::Failed(format!(
+                    "sla.{key} must be a finite number > 0"
+                ))),
             }
         };
         Ok(Sla {
-            ttft: bound("ttft_ms")?,
-            itl: bound("itl_ms")?,
-            e2e: bound("e2e_ms")?,
+            ttft: bound("ttft_ms", sla.and_then(|s| s.ttft_ms))?,
+            itl: bound("itl_ms", sla.and_then(|s| s.itl_ms))?,
+            e2e: bound("e2e_ms", sla.and_then(|s| s.e2e_ms))?,
         })
     }
 }
@@ -558,9 +552,13 @@ fn candidate_seed(seed: u64, request: &EvalRequest, load: u64) -> u64 {
         eat(b";");
     }
     eat(&load.to_le_bytes());
+    // the workload as its JSON text, as evaluators see it, so that seeds stay what they were
+    let workload = request
+        .workload
+        .as_ref()
+        .map_or(Value::Null, sweeper_goal::Workload::to_json_value);
     for key in ["isl", "osl", "num_request_ratio"] {
-        eat(request
-            .workload
+        eat(workload
             .get(key)
             .map(Value::to_string)
             .unwrap_or_default()
@@ -640,16 +638,16 @@ mod tests {
     use serde_json::json;
 
     fn request(params: &Value, concurrency: Option<u64>, ratio: Option<f64>) -> EvalRequest {
-        EvalRequest {
-            id: 1,
-            parameters: params.as_object().cloned().unwrap_or_default(),
-            used_gpus: None,
-            concurrency,
-            kv_load_ratio: ratio,
-            workload: json!({"isl": 4000, "osl": 500, "num_request_ratio": 10}),
-            sla: None,
-            planner_target: None,
-        }
+        let mut r = EvalRequest::new(1, params.as_object().cloned().unwrap_or_default());
+        r.concurrency = concurrency;
+        r.kv_load_ratio = ratio;
+        r.workload = Some(sweeper_goal::Workload::Synthetic {
+            isl: 4000,
+            osl: 500,
+            num_request_ratio: 10.0,
+            load: sweeper_goal::Load::KvLoadRange { min: 0.0, max: 1.0 },
+        });
+        r
     }
 
     fn report(outcome: EvalOutcome) -> RawReport {
@@ -704,14 +702,21 @@ mod tests {
             free["output_throughput_tok_s"]
         );
         // A TPOT bound at the mean lets roughly half the requests through.
-        r.sla = Some(json!({"ttft_ms": 1e9, "itl_ms": free["mean_tpot_ms"]}));
+        let sla = |ttft_ms, itl_ms, e2e_ms| {
+            Some(sweeper_goal::Sla {
+                ttft_ms,
+                itl_ms,
+                e2e_ms,
+            })
+        };
+        r.sla = sla(Some(1e9), Some(free["mean_tpot_ms"]), None);
         let half = report(model.evaluate(0, &r));
         let share = half["goodput_output_throughput_tok_s"] / half["output_throughput_tok_s"];
         assert!((0.3..0.7).contains(&share), "{share}");
-        r.sla = Some(json!({"e2e_ms": 1.0}));
+        r.sla = sla(None, None, Some(1.0));
         let none = report(model.evaluate(0, &r));
         assert_eq!(none["goodput_output_throughput_tok_s"], 0.0);
-        r.sla = Some(json!({"e2e_ms": -1.0}));
+        r.sla = sla(None, None, Some(-1.0));
         assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(_)));
     }
 }

@@ -34,8 +34,10 @@ pub(crate) fn run(args: &Args) -> CliResult {
     };
     let result: ResultFile = if file.extension().is_some_and(|e| e == "jsonl") {
         let config = super::load_config(&dir.join("config.yaml"))?;
-        sweeper_cli::run::result_from_journal(&config, &file)
-            .map_err(|e| CliError::invalid(e.to_string()))?
+        let result = sweeper_cli::run::result_from_journal(&config, &file)
+            .map_err(|e| super::run::run_error(&e))?;
+        let title = format!("{} (from the journal)", file.display());
+        ResultFile::new(&config, &result, &title)
     } else {
         let text = std::fs::read_to_string(&file)
             .map_err(|e| CliError::io(format!("{}: {e}", file.display())))?;

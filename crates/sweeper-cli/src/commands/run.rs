@@ -8,7 +8,8 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use sweeper_cli::provider::ServingPlanner;
 use sweeper_cli::run::{
-    Progress, ResultFile, RunObserver, RunOptions, Sweeper, candidates_csv, evaluator_for,
+    FileJournal, Progress, ResultFile, RunError, RunObserver, Sweeper, candidates_csv,
+    evaluator_for, write_file_atomic, write_outputs,
 };
 
 /// Arguments of `sweeper run`.
@@ -17,11 +18,21 @@ use sweeper_cli::run::{
   sweeper run examples/quickstart.yaml
   sweeper run examples/quickstart.yaml --out runs/q1 --format json
   sweeper run --resume runs/q1            # continue a killed sweep
+  sweeper run longer.yaml --resume runs/q1 # extend it: a larger max_rounds or max_trials
 
 The output directory holds journal.jsonl (one line per suggestion and outcome),
-result.json, result.csv, config.yaml and the plot (front.svg or best.svg).
-Exit codes: 0 with a result, 1 when no candidate was feasible or the config is
-invalid, 2 on usage or I/O errors.")]
+result.json, result.csv (the front or ranking), trials.csv (every trial),
+config.yaml and the plot (front.svg or best.svg). A directory that holds a journal
+is never overwritten: continue it with --resume, or give another --out. While a
+sweep runs, its directory is locked against a second one.
+
+Resuming under a config whose budget keys differ (max_rounds, max_trials,
+candidates_per_round, parallel_evals, max_eval_seconds, max_consecutive_failures)
+extends or shortens the sweep; any other difference is refused, naming the keys.
+
+Exit codes: 0 with a result, 1 when no candidate was feasible, the config is
+invalid or the evaluator failed sweep.max_consecutive_failures times in a row,
+2 on usage or I/O errors (a full disk, a locked or existing journal).")]
 pub(crate) struct Args {
     /// The sweep config (YAML or JSON). Optional with --resume, which reads the copy kept
     /// in the output directory.
@@ -65,6 +76,16 @@ impl RunObserver for Bar {
     }
 }
 
+/// The exit code of an engine error: 2 for the environment's (files, locks, a full disk),
+/// 1 for the input's.
+pub(crate) fn run_error(e: &RunError) -> CliError {
+    if e.is_io() {
+        CliError::io(e.to_string())
+    } else {
+        CliError::invalid(e.to_string())
+    }
+}
+
 pub(crate) fn run(args: &Args) -> CliResult {
     let (config_path, out_dir, resume) = match (&args.config, &args.resume) {
         (_, Some(dir)) => {
@@ -87,9 +108,11 @@ pub(crate) fn run(args: &Args) -> CliResult {
             ));
         }
     };
-    if resume && !out_dir.join("journal.jsonl").is_file() {
+    let journal_path = out_dir.join("journal.jsonl");
+    if resume && !journal_path.is_file() {
         return Err(CliError::io(format!(
-            "{}: no journal.jsonl to resume from",
+            "{}: no journal.jsonl to resume from; start the sweep with `sweeper run CONFIG --out {}`",
+            out_dir.display(),
             out_dir.display()
         )));
     }
@@ -97,12 +120,41 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let name = config_path
         .file_stem()
         .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
-    let setup = evaluator_for(&config, &name).map_err(|e| CliError::invalid(e.to_string()))?;
+    let setup = evaluator_for(&config, &name).map_err(|e| run_error(&e))?;
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
-    if !resume {
-        std::fs::write(out_dir.join("config.yaml"), config.to_yaml())
-            .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
+    // The journal first: it refuses a directory that holds another sweep's journal, and its
+    // lock keeps a second sweep out of this directory until this one ends.
+    let mut journal = if resume {
+        FileJournal::open(&journal_path, &config)
+    } else {
+        FileJournal::create(&journal_path, &config)
+    }
+    .map_err(|e| run_error(&e))?;
+    if resume {
+        let source = match &args.config {
+            Some(path) => format!("the config {}", path.display()),
+            None => format!("its kept config {}", config_path.display()),
+        };
+        let mut note = format!(
+            "sweeper: resuming {} with {source}: {} trials finished; evaluator: {}\n",
+            out_dir.display(),
+            journal.finished_trials(),
+            setup.describe
+        );
+        if journal.torn_bytes() > 0 {
+            let _ = writeln!(
+                note,
+                "sweeper: cut off a torn last journal line ({} bytes); its trial runs again",
+                journal.torn_bytes()
+            );
+        }
+        super::print_stderr(&note);
+    }
+    if !resume || args.config.is_some() {
+        // a resume under a config with another budget keeps that budget for the next resume
+        write_file_atomic(&out_dir.join("config.yaml"), config.to_yaml().as_bytes())
+            .map_err(|e| run_error(&e))?;
     }
 
     // Ctrl-C or SIGTERM: evaluators run in process groups of their own and would outlive
@@ -131,16 +183,26 @@ pub(crate) fn run(args: &Args) -> CliResult {
     };
     let mut observer = Bar(bar.clone());
     let mut planner = ServingPlanner::new();
-    let options = RunOptions {
-        out_dir: out_dir.clone(),
-        resume,
-        title: setup.title.clone(),
-    };
-    let result = Sweeper::new(&config, setup.evaluator.as_ref(), &mut observer)
-        .with_provider(&mut planner)
-        .run(&options)
-        .map_err(|e| CliError::invalid(e.to_string()))?;
+    let outcome = Sweeper::builder(&config)
+        .evaluator(setup.evaluator.as_ref())
+        .provider(&mut planner)
+        .journal(&mut journal)
+        .observer(&mut observer)
+        .run();
     bar.finish_and_clear();
+    let result = match outcome {
+        Ok(result) => result,
+        Err(e @ RunError::TooManyFailures { .. }) => {
+            return Err(CliError::invalid(format!(
+                "{e}\nThe journal {} keeps every finished evaluation: fix the evaluator (try one candidate with `sweeper evaluate`), then continue with `sweeper run --resume {}`",
+                journal_path.display(),
+                out_dir.display()
+            )));
+        }
+        Err(e) => return Err(run_error(&e)),
+    };
+    write_outputs(&out_dir, &config, &result, &setup.title).map_err(|e| run_error(&e))?;
+    drop(journal);
 
     let t = &result.tallies;
     let mut summary = format!(
@@ -157,7 +219,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             .reasons
             .iter()
             .take(3)
-            .map(|(r, n)| format!("{r} ({n})"))
+            .map(|(r, n)| format!("{} ({n})", sweeper_cli::text::escape_controls(r)))
             .collect();
         let _ = write!(summary, "; top reasons: {}", top.join("; "));
     }
@@ -167,7 +229,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
         "best.svg"
     };
     super::print_stderr(&format!(
-        "{summary}\nsweeper: results in {} (result.json, result.csv, {plot})\n",
+        "{summary}\nsweeper: results in {} (result.json, result.csv, trials.csv, {plot})\n",
         out_dir.display()
     ));
     if result.candidates.is_empty() {

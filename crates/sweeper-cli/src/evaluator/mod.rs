@@ -1,14 +1,147 @@
 //! Evaluators: what turns a candidate into a report (external commands, the built-in model).
+//!
+//! The types here are the engine's side of an evaluation: a typed [`EvalRequest`] in, an
+//! [`EvalOutcome`] out. They become JSON only where they cross a process boundary (the
+//! command protocol) or a file (the journal).
 
-use serde::{Deserialize, Serialize};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
+use std::ops::{Deref, DerefMut};
+use sweeper_goal::{Sla, Workload};
 
-/// A report: metric name → number, as an evaluator returned it.
-pub type RawReport = BTreeMap<String, f64>;
+/// A report as an evaluator returned it: metric name → number, and the string values it
+/// carried (a model name, a backend version) kept as labels.
+///
+/// It dereferences to its metrics, so `report["output_throughput_tok_s"]` reads a metric.
+/// As JSON it is one flat object, numbers and labels together, as the evaluator printed it;
+/// `±inf` are written as the strings `"inf"` / `"-inf"` (the one encoding of
+/// [`sweeper_score::json_f64`]), so a report survives a round trip through the journal.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RawReport {
+    /// The numeric values: never NaN.
+    pub metrics: BTreeMap<String, f64>,
+    /// The string values, kept for inspection (never scored).
+    pub labels: BTreeMap<String, String>,
+}
 
-/// The candidate object sent to an evaluator (one JSON object; the wire format of
-/// external evaluators).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+impl RawReport {
+    /// An empty report.
+    pub fn new() -> RawReport {
+        RawReport::default()
+    }
+
+    /// The report with one more label.
+    #[must_use]
+    pub fn with_label(mut self, key: impl Into<String>, value: impl Into<String>) -> RawReport {
+        self.labels.insert(key.into(), value.into());
+        self
+    }
+}
+
+impl Deref for RawReport {
+    type Target = BTreeMap<String, f64>;
+    fn deref(&self) -> &Self::Target {
+        &self.metrics
+    }
+}
+
+impl DerefMut for RawReport {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.metrics
+    }
+}
+
+impl From<BTreeMap<String, f64>> for RawReport {
+    fn from(metrics: BTreeMap<String, f64>) -> RawReport {
+        RawReport {
+            metrics,
+            labels: BTreeMap::new(),
+        }
+    }
+}
+
+impl<const N: usize> From<[(String, f64); N]> for RawReport {
+    fn from(entries: [(String, f64); N]) -> RawReport {
+        RawReport::from(BTreeMap::from(entries))
+    }
+}
+
+impl FromIterator<(String, f64)> for RawReport {
+    fn from_iter<I: IntoIterator<Item = (String, f64)>>(iter: I) -> RawReport {
+        RawReport::from(iter.into_iter().collect::<BTreeMap<_, _>>())
+    }
+}
+
+impl Serialize for RawReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.metrics.len() + self.labels.len()))?;
+        for (k, v) in &self.metrics {
+            m.serialize_entry(k, &sweeper_score::json_f64::to_value(*v))?;
+        }
+        for (k, v) in &self.labels {
+            if !self.metrics.contains_key(k) {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for RawReport {
+    /// Reads the flat object written by [`Serialize`]: numbers (and the spellings of `±inf`)
+    /// are metrics, other strings labels; NaN, `null`, booleans and nested values are
+    /// errors.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawReport, D::Error> {
+        use serde::de::Error;
+        let object = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        let mut report = RawReport::new();
+        for (key, value) in object {
+            match &value {
+                serde_json::Value::Number(n) => {
+                    let x = n
+                        .as_f64()
+                        .ok_or_else(|| D::Error::custom(format!("metric `{key}`: {n}")))?;
+                    report.metrics.insert(key, x);
+                }
+                serde_json::Value::String(s) => {
+                    match sweeper_score::json_f64::parse_non_finite(s) {
+                        Some(x) if x.is_nan() => {
+                            return Err(D::Error::custom(format!("metric `{key}` is NaN")));
+                        }
+                        Some(x) => {
+                            report.metrics.insert(key, x);
+                        }
+                        None => {
+                            report.labels.insert(key, s.clone());
+                        }
+                    }
+                }
+                other => {
+                    return Err(D::Error::custom(format!(
+                        "report value `{key}` must be a number or a string, got {other}"
+                    )));
+                }
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// The candidate sent to an evaluator. Typed inside the engine; its JSON (the wire format of
+/// external evaluators) is one object:
+///
+/// ```json
+/// {"id": 17, "parameters": {"tp": 2, "router": "kv_aware"}, "used_gpus": 8,
+///  "concurrency": null, "kv_load_ratio": 0.5,
+///  "workload": {"isl": 4000, "osl": 500, "num_request_ratio": 10, "kv_load_ratio": [0.05, 1.0]},
+///  "sla": {"ttft_ms": 2000, "itl_ms": 50}, "planner_target": "throughput"}
+/// ```
+///
+/// What providers add (`planner_target` above) lives in [`extra`](Self::extra) and is
+/// written at the top level of the object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct EvalRequest {
     /// Trial id, unique within a sweep.
     pub id: u64,
@@ -20,18 +153,41 @@ pub struct EvalRequest {
     pub concurrency: Option<u64>,
     /// The load as a KV ratio (the evaluator converts it), else `None`.
     pub kv_load_ratio: Option<f64>,
-    /// The workload block as configured (`isl`, `osl`, `num_request_ratio`, ...).
-    pub workload: serde_json::Value,
+    /// The workload block as configured (`isl`, `osl`, `num_request_ratio`, the load).
+    pub workload: Option<Workload>,
     /// The goal's SLA, if any.
-    pub sla: Option<serde_json::Value>,
-    /// The provider's mapping of the goal (e.g. `"throughput"`, `"latency"`, `"sla"`).
-    pub planner_target: Option<String>,
+    pub sla: Option<Sla>,
+    /// What providers add (e.g. `planner_target`), written at the top level of the JSON.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl EvalRequest {
+    /// A request for candidate `id` with these parameters, and no load, workload or SLA.
+    pub fn new(id: u64, parameters: serde_json::Map<String, serde_json::Value>) -> EvalRequest {
+        EvalRequest {
+            id,
+            parameters,
+            used_gpus: None,
+            concurrency: None,
+            kv_load_ratio: None,
+            workload: None,
+            sla: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+
+    /// The request as the JSON object external evaluators read.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
 }
 
 /// What one evaluation came to.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum EvalOutcome {
-    /// A report of finite numbers (already checked: no NaN, all numeric).
+    /// A report (already checked: no NaN).
     Report(RawReport),
     /// The evaluation failed (non-zero exit, malformed report, crash); the reason says why.
     Failed(String),
@@ -52,13 +208,18 @@ pub trait Evaluator: Send + Sync {
     fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome;
 }
 
+#[cfg(unix)]
 mod command;
+#[cfg(unix)]
 mod persistent;
+#[cfg(unix)]
 mod process;
 mod report;
 
+#[cfg(unix)]
 pub use command::{
     CommandEvaluator, CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, EvaluatorError,
 };
+#[cfg(unix)]
 pub use process::kill_running_evaluators;
 pub use report::parse_report;

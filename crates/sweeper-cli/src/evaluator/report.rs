@@ -82,29 +82,52 @@ fn parse_entries(stdout: &str) -> Result<Vec<(String, Value)>, Malformed> {
         })
 }
 
-/// Checks every value of a report: numbers only, no NaN, each key once.
+/// Keys whose value sweeper reads as a number: a non-numeric value there is a failed
+/// report (reading it as absent would silently change a score or a GPU count).
+const NUMERIC_KEYS: [&str; 4] = [
+    "used_gpus",
+    "total_gpus",
+    "concurrency",
+    "kv_capacity_tokens",
+];
+
+/// Checks every value of a report: no NaN, each key once. Numbers (and the spellings of
+/// `±inf`) are metrics; any other value is kept as a label (its text), except under a key
+/// that sweeper reads as a number, where it is an error naming the key.
 fn to_report(entries: Vec<(String, Value)>) -> Result<RawReport, String> {
     let mut report = RawReport::new();
     for (key, value) in entries {
-        let number = match &value {
-            Value::Number(n) => n
-                .as_f64()
-                .ok_or_else(|| format!("metric `{key}` is not representable as a number"))?,
-            Value::String(s) => match non_finite(s) {
-                Some(x) if x.is_nan() => return Err(format!("metric `{key}` is NaN")),
-                Some(x) => x,
-                None => return Err(not_a_number(&key, "a string")),
-            },
-            Value::Bool(_) => return Err(not_a_number(&key, "a boolean")),
-            Value::Null => return Err(not_a_number(&key, "null")),
-            Value::Array(_) => return Err(not_a_number(&key, "an array")),
-            Value::Object(_) => return Err(not_a_number(&key, "an object")),
-        };
-        if report.insert(key.clone(), number).is_some() {
+        if report.metrics.contains_key(&key) || report.labels.contains_key(&key) {
             return Err(format!(
                 "metric `{key}` appears more than once in the report"
             ));
         }
+        let numeric = sweeper_score::KNOWN_METRICS.contains(&key.as_str())
+            || NUMERIC_KEYS.contains(&key.as_str());
+        let label = match &value {
+            Value::Number(n) => {
+                let x = n
+                    .as_f64()
+                    .ok_or_else(|| format!("metric `{key}` is not representable as a number"))?;
+                report.metrics.insert(key, x);
+                continue;
+            }
+            Value::String(s) => match non_finite(s) {
+                Some(x) if x.is_nan() => return Err(format!("metric `{key}` is NaN")),
+                Some(x) => {
+                    report.metrics.insert(key, x);
+                    continue;
+                }
+                None if numeric => return Err(not_a_number(&key, "a string")),
+                None => s.clone(),
+            },
+            Value::Bool(_) if numeric => return Err(not_a_number(&key, "a boolean")),
+            Value::Null if numeric => return Err(not_a_number(&key, "null")),
+            Value::Array(_) if numeric => return Err(not_a_number(&key, "an array")),
+            Value::Object(_) if numeric => return Err(not_a_number(&key, "an object")),
+            other => other.to_string(),
+        };
+        report.labels.insert(key, label);
     }
     Ok(report)
 }
@@ -292,26 +315,56 @@ mod tests {
         let report = parse_report(r#"{"NaN": 1, "Infinity \" NaN": 2}"#).unwrap();
         assert_eq!(report["NaN"], 1.0);
         assert_eq!(report["Infinity \" NaN"], 2.0);
-        let err = parse_report(r#"{"note": "NaN"}"#).unwrap_err();
-        assert_eq!(err, "metric `note` is not a number (got a string)");
+        // a quoted "NaN" is text, kept as a label, not a NaN
+        let report = parse_report(r#"{"note": "NaN"}"#).unwrap();
+        assert_eq!(report.labels["note"], "NaN");
+        assert!(report.metrics.is_empty());
     }
 
     #[test]
-    fn non_numeric_values_name_the_key_and_the_type() {
-        for (text, got) in [
-            (r#"{"m": "fast"}"#, "a string"),
-            (r#"{"m": true}"#, "a boolean"),
-            (r#"{"m": null}"#, "null"),
-            (r#"{"m": [1, 2]}"#, "an array"),
-            (r#"{"m": {"p50": 1}}"#, "an object"),
-        ] {
-            let err = parse_report(text).unwrap_err();
-            assert_eq!(
-                err,
-                format!("metric `m` is not a number (got {got})"),
-                "{text}"
-            );
+    fn non_numeric_values_under_a_read_key_name_the_key_and_the_type() {
+        for key in ["output_throughput_tok_s", "used_gpus", "mean_ttft_ms"] {
+            for (value, got) in [
+                (r#""fast""#, "a string"),
+                ("true", "a boolean"),
+                ("null", "null"),
+                ("[1, 2]", "an array"),
+                (r#"{"p50": 1}"#, "an object"),
+            ] {
+                let text = format!(r#"{{"{key}": {value}}}"#);
+                let err = parse_report(&text).unwrap_err();
+                assert_eq!(
+                    err,
+                    format!("metric `{key}` is not a number (got {got})"),
+                    "{text}"
+                );
+            }
         }
+    }
+
+    #[test]
+    fn other_values_are_kept_as_labels() {
+        let report = parse_report(
+            r#"{"output_throughput_tok_s": 10, "note": "hello", "ok": true, "gone": null, "tags": [1, "a"], "p": {"p50": 1}}"#,
+        )
+        .unwrap();
+        assert_eq!(report["output_throughput_tok_s"], 10.0);
+        assert_eq!(report.metrics.len(), 1);
+        let labels: Vec<(&str, &str)> = report
+            .labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                ("gone", "null"),
+                ("note", "hello"),
+                ("ok", "true"),
+                ("p", r#"{"p50":1}"#),
+                ("tags", r#"[1,"a"]"#)
+            ]
+        );
     }
 
     #[test]

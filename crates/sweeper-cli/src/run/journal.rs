@@ -1,10 +1,23 @@
 //! The run journal: JSON Lines, one line per suggestion and per outcome, flushed and synced
-//! per line, so that a killed sweep can be resumed without re-evaluating what finished.
+//! per line, so that a killed sweep resumes without evaluating again what finished.
 //!
 //! Lines:
-//! - `{"kind":"header","sweeper":VERSION,"fingerprint":HEX,"seed":N}` (first line)
-//! - `{"kind":"suggest","trial":ID,"parameters":{...}}`
+//! - `{"kind":"header","sweeper":VERSION,"fingerprint":HEX,"seed":N,"config":{...}}` (first
+//!   line; `config` is what a trial means: the config without its budget keys)
+//! - `{"kind":"suggest","trial":ID,"batch":K,"count":N,"parameters":{...}}`: a trial of the
+//!   `K`-th call of the proposer, which asked for `N` trials
 //! - `{"kind":"outcome","trial":ID,"status":"feasible"|...,"reason":..,"report":{..}}`
+//!
+//! Numbers that may be infinite are written as `"inf"` / `"-inf"`
+//! ([`sweeper_score::json_f64`]); NaN never enters (reports holding one are failures).
+//!
+//! Safety rules, each tested:
+//! - [`FileJournal::create`] never replaces a journal: it fails when the file exists.
+//! - A journal is locked (an advisory exclusive lock of the OS) for as long as its
+//!   [`FileJournal`] lives, so two sweeps cannot append to one journal.
+//! - A torn last line (a kill or a full disk mid-write) is cut off when the journal is
+//!   reopened; a failed append truncates what it wrote, so a full disk leaves the journal as
+//!   it was before the line.
 
 use super::{RunError, Status};
 use crate::evaluator::RawReport;
@@ -12,22 +25,41 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use sweeper_goal::SweepConfig;
+
+/// The keys of `sweep:` that only bound the budget of a sweep: a journal resumes under a
+/// config where they differ (that extends or shortens the sweep), never where anything else
+/// differs.
+pub const BUDGET_KEYS: [&str; 6] = [
+    "max_rounds",
+    "max_trials",
+    "candidates_per_round",
+    "parallel_evals",
+    "max_eval_seconds",
+    "max_consecutive_failures",
+];
 
 /// One line of the journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum Line {
-    /// Identifies the run: a journal resumes only under the same config.
+    /// Identifies the run: a journal resumes only under a config that means the same.
     Header {
         sweeper: String,
         fingerprint: String,
         seed: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        config: Option<Value>,
     },
-    /// A trial the study proposed.
+    /// A trial the proposer suggested, in the `batch`-th call, which asked for `count`.
     Suggest {
         trial: u64,
+        #[serde(default)]
+        batch: Option<u64>,
+        #[serde(default)]
+        count: Option<u64>,
         parameters: Map<String, Value>,
     },
     /// What a trial came to.
@@ -41,7 +73,7 @@ pub(crate) enum Line {
     },
 }
 
-/// A recorded evaluation, reused on resume instead of evaluating again.
+/// A recorded trial, reused on resume instead of evaluating again.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Recorded {
     pub(crate) parameters: Option<Map<String, Value>>,
@@ -50,16 +82,55 @@ pub(crate) struct Recorded {
     pub(crate) report: Option<RawReport>,
 }
 
-/// The append-only journal file.
+/// What a journal holds: every trial, the order of suggestions and the size of each call.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Replay {
+    /// Per trial id.
+    pub(crate) trials: HashMap<u64, Recorded>,
+    /// Trial ids in the order they were suggested (then any with only an outcome).
+    pub(crate) order: Vec<u64>,
+    /// The count each call of the proposer asked for, in call order.
+    pub(crate) batches: Vec<usize>,
+}
+
+impl Replay {
+    /// Trials with an outcome.
+    pub(crate) fn finished(&self) -> usize {
+        self.trials
+            .values()
+            .filter(|r| r.status != Status::Pending)
+            .count()
+    }
+}
+
+/// The append-only journal of one sweep, locked while this value lives.
+///
+/// ```no_run
+/// use sweeper_cli::run::FileJournal;
+///
+/// let config = sweeper_goal::from_path("examples/quickstart.yaml".as_ref())?;
+/// std::fs::create_dir_all("out")?;
+/// // a new sweep: fails if out/journal.jsonl exists
+/// let journal = FileJournal::create("out/journal.jsonl", &config)?;
+/// drop(journal);
+/// // a resumed one: checks that the config means the same trials
+/// let journal = FileJournal::open("out/journal.jsonl", &config)?;
+/// println!("{} trials already finished", journal.finished_trials());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
-pub(crate) struct Journal {
+pub struct FileJournal {
     path: PathBuf,
     file: File,
+    /// Bytes of complete lines: what a failed append truncates back to.
+    len: u64,
+    replay: Replay,
+    torn: u64,
 }
 
 /// A stable 64-bit FNV-1a hash, hex: the fingerprint of a config (not cryptographic; it only
 /// tells one config from another).
-pub(crate) fn fingerprint(text: &str) -> String {
+fn fingerprint(text: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= u64::from(b);
@@ -68,101 +139,278 @@ pub(crate) fn fingerprint(text: &str) -> String {
     format!("{h:016x}")
 }
 
-impl Journal {
-    /// Starts a new journal (truncating an old one) with its header line.
-    pub(crate) fn create(path: &Path, header: &Line) -> Result<Journal, RunError> {
-        let file = File::create(path).map_err(|e| RunError::io(path, &e))?;
-        let mut journal = Journal {
-            path: path.to_owned(),
-            file,
-        };
-        journal.append(header)?;
-        Ok(journal)
+/// What a trial means: the config as JSON without the budget keys of `sweep:`.
+pub(crate) fn meaning(config: &SweepConfig) -> Value {
+    let mut v = config.to_json_value();
+    if let Some(Value::Object(sweep)) = v.get_mut("sweep") {
+        for key in BUDGET_KEYS {
+            sweep.remove(key);
+        }
     }
+    v
+}
 
-    /// Reopens a journal for appending after it was read by [`read`].
-    pub(crate) fn reopen(path: &Path) -> Result<Journal, RunError> {
-        let file = OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(|e| RunError::io(path, &e))?;
-        Ok(Journal {
-            path: path.to_owned(),
-            file,
-        })
-    }
-
-    /// Appends one line, flushed and synced so that a kill never loses a finished outcome.
-    pub(crate) fn append(&mut self, line: &Line) -> Result<(), RunError> {
-        let mut text = serde_json::to_string(line).map_err(|e| RunError::Journal {
-            path: self.path.clone(),
-            detail: format!("cannot encode a journal line: {e}"),
-        })?;
-        text.push('\n');
-        self.file
-            .write_all(text.as_bytes())
-            .and_then(|()| self.file.flush())
-            .and_then(|()| self.file.sync_data())
-            .map_err(|e| RunError::io(&self.path, &e))
+/// The key paths at which two JSON values differ (objects compared key by key; anything
+/// else as a whole), sorted.
+fn differing_keys(a: &Value, b: &Value, prefix: &str, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) => differing_keys(p, q, &path, out),
+                    _ => out.push(path),
+                }
+            }
+        }
+        _ if a != b => out.push(if prefix.is_empty() {
+            "(the whole config)".to_owned()
+        } else {
+            prefix.to_owned()
+        }),
+        _ => {}
     }
 }
 
-/// Reads a journal: checks its header against the config's fingerprint and returns what
-/// was recorded per trial. A torn last line (a kill mid-write) is ignored.
-pub(crate) fn read(path: &Path, fingerprint: &str) -> Result<HashMap<u64, Recorded>, RunError> {
-    let file = File::open(path).map_err(|e| RunError::io(path, &e))?;
-    let lines: Vec<String> = BufReader::new(file)
-        .lines()
-        .collect::<Result<_, _>>()
-        .map_err(|e| RunError::io(path, &e))?;
-    let mut recorded: HashMap<u64, Recorded> = HashMap::new();
-    let last = lines.len().saturating_sub(1);
-    for (number, text) in lines.iter().enumerate() {
+fn lock_error(path: &Path, e: std::fs::TryLockError) -> RunError {
+    match e {
+        std::fs::TryLockError::WouldBlock => RunError::Locked {
+            path: path.to_owned(),
+        },
+        std::fs::TryLockError::Error(source) => RunError::io(path, source),
+    }
+}
+
+impl FileJournal {
+    /// Starts the journal of a new sweep at `path` (its directory must exist), with its
+    /// header, and locks it. Fails with [`RunError::JournalExists`] when the file exists:
+    /// a journal is never replaced.
+    pub fn create(path: impl AsRef<Path>, config: &SweepConfig) -> Result<FileJournal, RunError> {
+        let path = path.as_ref();
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => RunError::JournalExists {
+                    path: path.to_owned(),
+                },
+                _ => RunError::io(path, e),
+            })?;
+        file.try_lock().map_err(|e| lock_error(path, e))?;
+        let mut journal = FileJournal {
+            path: path.to_owned(),
+            file,
+            len: 0,
+            replay: Replay::default(),
+            torn: 0,
+        };
+        let write = journal.append(&header(config));
+        if let Err(e) = write {
+            // a journal without its header cannot be resumed: leave nothing behind
+            drop(journal);
+            let _ = std::fs::remove_file(path);
+            return Err(e);
+        }
+        Ok(journal)
+    }
+
+    /// Reopens the journal of a sweep to resume it, and locks it: reads every line, cuts
+    /// off a torn last line, and checks that `config` means the same trials as the config
+    /// that started it (budget keys may differ, see [`BUDGET_KEYS`]).
+    ///
+    /// Errors: [`RunError::Locked`] while another sweep holds it,
+    /// [`RunError::JournalMismatch`] naming the keys that differ, [`RunError::Journal`] for
+    /// a line that is not a journal line.
+    pub fn open(path: impl AsRef<Path>, config: &SweepConfig) -> Result<FileJournal, RunError> {
+        let path = path.as_ref();
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| RunError::io(path, e))?;
+        file.try_lock().map_err(|e| lock_error(path, e))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| RunError::io(path, e))?;
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let torn = (bytes.len() - complete) as u64;
+        let text = std::str::from_utf8(&bytes[..complete]).map_err(|e| RunError::Journal {
+            path: path.to_owned(),
+            line: None,
+            detail: format!("not UTF-8 text: {e}"),
+        })?;
+        let mut journal = FileJournal {
+            path: path.to_owned(),
+            file,
+            len: complete as u64,
+            replay: Replay::default(),
+            torn,
+        };
+        if torn > 0 {
+            // a kill or a full disk mid-line: the line's trial is simply not finished
+            journal
+                .file
+                .set_len(complete as u64)
+                .and_then(|()| journal.file.sync_data())
+                .map_err(|e| RunError::io(path, e))?;
+        }
+        if text.trim().is_empty() {
+            // killed while writing the header: nothing was recorded, start the journal again
+            journal.append(&header(config))?;
+            return Ok(journal);
+        }
+        journal.replay = parse(path, text, Some(config))?;
+        journal
+            .file
+            .seek(SeekFrom::End(0))
+            .map_err(|e| RunError::io(path, e))?;
+        Ok(journal)
+    }
+
+    /// The journal file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Trials the journal records as finished (on open).
+    pub fn finished_trials(&self) -> usize {
+        self.replay.finished()
+    }
+
+    /// Bytes of a torn last line cut off on open (0 when the journal ended cleanly).
+    pub fn torn_bytes(&self) -> u64 {
+        self.torn
+    }
+
+    pub(crate) fn replay(&self) -> &Replay {
+        &self.replay
+    }
+
+    /// Appends one line, flushed and synced so that a kill never loses a finished outcome.
+    /// A failed write (a full disk) is truncated away, so the journal stays whole.
+    pub(crate) fn append(&mut self, line: &Line) -> Result<(), RunError> {
+        let mut text = serde_json::to_string(line).map_err(|e| RunError::Journal {
+            path: self.path.clone(),
+            line: None,
+            detail: format!("cannot encode a journal line: {e}"),
+        })?;
+        text.push('\n');
+        let written = self
+            .file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.flush())
+            .and_then(|()| self.file.sync_data());
+        match written {
+            Ok(()) => {
+                self.len += text.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = self.file.set_len(self.len);
+                let _ = self.file.seek(SeekFrom::Start(self.len));
+                Err(RunError::io(&self.path, e))
+            }
+        }
+    }
+}
+
+fn header(config: &SweepConfig) -> Line {
+    let meaning = meaning(config);
+    Line::Header {
+        sweeper: env!("CARGO_PKG_VERSION").to_owned(),
+        fingerprint: fingerprint(&meaning.to_string()),
+        seed: config.sweep.seed,
+        config: Some(meaning),
+    }
+}
+
+/// Reads a journal without locking or changing it (a sweep may be running): every complete
+/// line; a torn last line is ignored. With `config`, the header is checked against it.
+pub(crate) fn read(path: &Path, config: Option<&SweepConfig>) -> Result<Replay, RunError> {
+    let bytes = std::fs::read(path).map_err(|e| RunError::io(path, e))?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let text = std::str::from_utf8(&bytes[..complete]).map_err(|e| RunError::Journal {
+        path: path.to_owned(),
+        line: None,
+        detail: format!("not UTF-8 text: {e}"),
+    })?;
+    if text.trim().is_empty() {
+        return Err(RunError::Journal {
+            path: path.to_owned(),
+            line: None,
+            detail: "the journal is empty".into(),
+        });
+    }
+    parse(path, text, config)
+}
+
+/// Parses the complete lines of a journal.
+fn parse(path: &Path, text: &str, config: Option<&SweepConfig>) -> Result<Replay, RunError> {
+    let mut replay = Replay::default();
+    let bad = |number: usize, detail: String| RunError::Journal {
+        path: path.to_owned(),
+        line: Some(number + 1),
+        detail,
+    };
+    for (number, text) in text.lines().enumerate() {
         if text.trim().is_empty() {
             continue;
         }
-        let line: Line = match serde_json::from_str(text) {
-            Ok(line) => line,
-            Err(_) if number == last => break, // torn by a kill: the evaluation re-runs
-            Err(e) => {
-                return Err(RunError::Journal {
-                    path: path.to_owned(),
-                    detail: format!("line {}: not a journal line: {e}", number + 1),
-                });
-            }
-        };
+        let line: Line = serde_json::from_str(text)
+            .map_err(|e| bad(number, format!("not a journal line: {e}")))?;
         match line {
             Line::Header {
-                fingerprint: found, ..
+                fingerprint: found,
+                config: recorded,
+                ..
             } => {
                 if number != 0 {
-                    return Err(RunError::Journal {
-                        path: path.to_owned(),
-                        detail: format!("line {}: a second header", number + 1),
-                    });
+                    return Err(bad(number, "a second header".into()));
                 }
-                if found != fingerprint {
-                    return Err(RunError::JournalMismatch {
-                        path: path.to_owned(),
-                    });
+                if let Some(config) = config {
+                    check_header(path, config, &found, recorded.as_ref())?;
                 }
             }
-            _ if number == 0 => {
-                return Err(RunError::Journal {
-                    path: path.to_owned(),
-                    detail: "line 1: the journal has no header".into(),
+            _ if number == 0 => return Err(bad(0, "the journal has no header".into())),
+            Line::Suggest {
+                trial,
+                batch,
+                count,
+                parameters,
+            } => {
+                let entry = replay.trials.entry(trial).or_insert_with(|| Recorded {
+                    parameters: None,
+                    status: Status::Pending,
+                    reason: None,
+                    report: None,
                 });
-            }
-            Line::Suggest { trial, parameters } => {
-                recorded
-                    .entry(trial)
-                    .or_insert(Recorded {
-                        parameters: None,
-                        status: Status::Pending,
-                        reason: None,
-                        report: None,
-                    })
-                    .parameters = Some(parameters);
+                if entry.parameters.is_none() {
+                    replay.order.push(trial);
+                }
+                entry.parameters = Some(parameters);
+                if let (Some(batch), Some(count)) = (batch, count) {
+                    let (Ok(batch), Ok(count)) = (usize::try_from(batch), usize::try_from(count))
+                    else {
+                        return Err(bad(number, "batch or count out of range".into()));
+                    };
+                    if batch == replay.batches.len() {
+                        replay.batches.push(count);
+                    } else if batch > replay.batches.len() {
+                        return Err(bad(
+                            number,
+                            format!("batch {batch} follows batch {}", replay.batches.len()),
+                        ));
+                    }
+                }
             }
             Line::Outcome {
                 trial,
@@ -170,7 +418,7 @@ pub(crate) fn read(path: &Path, fingerprint: &str) -> Result<HashMap<u64, Record
                 reason,
                 report,
             } => {
-                let entry = recorded.entry(trial).or_insert(Recorded {
+                let entry = replay.trials.entry(trial).or_insert(Recorded {
                     parameters: None,
                     status: Status::Pending,
                     reason: None,
@@ -182,11 +430,132 @@ pub(crate) fn read(path: &Path, fingerprint: &str) -> Result<HashMap<u64, Record
             }
         }
     }
-    if lines.is_empty() {
-        return Err(RunError::Journal {
-            path: path.to_owned(),
-            detail: "the journal is empty".into(),
-        });
+    let mut orphans: Vec<u64> = replay
+        .trials
+        .iter()
+        .filter(|(_, r)| r.parameters.is_none())
+        .map(|(id, _)| *id)
+        .collect();
+    orphans.sort_unstable();
+    replay.order.extend(orphans);
+    Ok(replay)
+}
+
+fn check_header(
+    path: &Path,
+    config: &SweepConfig,
+    found: &str,
+    recorded: Option<&Value>,
+) -> Result<(), RunError> {
+    let now = meaning(config);
+    let mismatch = |keys: Vec<String>| RunError::JournalMismatch {
+        path: path.to_owned(),
+        keys,
+    };
+    match recorded {
+        Some(recorded) => {
+            let mut keys = Vec::new();
+            differing_keys(recorded, &now, "", &mut keys);
+            if keys.is_empty() {
+                Ok(())
+            } else {
+                Err(mismatch(keys))
+            }
+        }
+        None if found == fingerprint(&now.to_string()) => Ok(()),
+        None => Err(mismatch(Vec::new())),
     }
-    Ok(recorded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(extra: &str) -> SweepConfig {
+        sweeper_goal::parse(&format!(
+            "search_space: {{parameters: {{tp: {{values: [1, 2]}}}}}}\nsweep: {{parallel_evals: 2{extra}}}"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn budget_keys_may_change_and_other_keys_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        drop(FileJournal::create(&path, &config("")).unwrap());
+        FileJournal::open(&path, &config(", max_rounds: 90, max_trials: 7")).unwrap();
+        let err = FileJournal::open(&path, &config(", seed: 2, algorithm: random")).unwrap_err();
+        match &err {
+            RunError::JournalMismatch { keys, .. } => {
+                assert_eq!(keys, &["sweep.algorithm", "sweep.seed"]);
+            }
+            other => panic!("{other}"),
+        }
+        assert!(
+            err.to_string().contains("sweep.algorithm, sweep.seed"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn create_never_replaces_and_a_second_open_is_locked_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let first = FileJournal::create(&path, &config("")).unwrap();
+        let err = FileJournal::create(&path, &config("")).unwrap_err();
+        assert!(matches!(err, RunError::JournalExists { .. }), "{err}");
+        let err = FileJournal::open(&path, &config("")).unwrap_err();
+        assert!(matches!(err, RunError::Locked { .. }), "{err}");
+        drop(first);
+        FileJournal::open(&path, &config("")).unwrap();
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_off_on_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let mut j = FileJournal::create(&path, &config("")).unwrap();
+        j.append(&Line::Outcome {
+            trial: 0,
+            status: Status::Failed,
+            reason: Some("x".into()),
+            report: None,
+        })
+        .unwrap();
+        drop(j);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(br#"{"kind":"outcome","tri"#).unwrap();
+        drop(f);
+        let j = FileJournal::open(&path, &config("")).unwrap();
+        assert_eq!(j.torn_bytes(), 22);
+        assert_eq!(j.finished_trials(), 1);
+        drop(j);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+        // a complete line that is not a journal line is an error naming the line
+        std::fs::write(&path, format!("{whole}garbage\n")).unwrap();
+        let err = FileJournal::open(&path, &config("")).unwrap_err();
+        assert!(err.to_string().contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn infinite_metrics_round_trip_and_nan_is_refused() {
+        let report = RawReport::from([
+            ("mean_e2e_latency_ms".to_owned(), f64::INFINITY),
+            ("x".to_owned(), f64::NEG_INFINITY),
+        ])
+        .with_label("note", "hello");
+        let line = Line::Outcome {
+            trial: 3,
+            status: Status::Feasible,
+            reason: None,
+            report: Some(report.clone()),
+        };
+        let text = serde_json::to_string(&line).unwrap();
+        assert!(text.contains(r#""mean_e2e_latency_ms":"inf""#), "{text}");
+        assert!(text.contains(r#""x":"-inf""#), "{text}");
+        assert_eq!(serde_json::from_str::<Line>(&text).unwrap(), line);
+        let nan = text.replace(r#""inf""#, r#""nan""#);
+        assert!(serde_json::from_str::<Line>(&nan).is_err());
+    }
 }

@@ -1,43 +1,83 @@
-//! The run loop of SPEC 7 (`Sweeper::run`): rounds of suggest → build each candidate →
-//! evaluate → score → feasibility → `observe` / `observe_infeasible`.
+//! The sweep engine (SPEC 7): rounds of suggest → build each candidate → evaluate → score →
+//! feasibility → `observe` / `observe_infeasible`.
+//!
+//! [`Sweeper::builder`] takes the pieces — an [`Evaluator`], optionally a [`Proposer`] (the
+//! config's study by default), a [`FileJournal`], a [`Provider`] and a [`RunObserver`] —
+//! and [`SweeperBuilder::run`] returns the [`RunResult`]. The engine touches no file except
+//! the journal it was given; writing `result.json`, the CSVs and the plot is
+//! [`write_outputs`], which the `sweeper` binary calls.
+//!
+//! ```no_run
+//! use sweeper_cli::builtin::BuiltinEvaluator;
+//! use sweeper_cli::run::Sweeper;
+//!
+//! let config = sweeper_goal::from_path("examples/quickstart.yaml".as_ref())?;
+//! let Some(sweeper_goal::EvaluatorKind::Builtin(block)) =
+//!     config.evaluator.as_ref().map(|e| &e.kind) else { unreachable!() };
+//! let evaluator = BuiltinEvaluator::from_config(block)?;
+//! let result = Sweeper::builder(&config).evaluator(&evaluator).run()?;
+//! println!("{} candidates on the front", result.candidates.len());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! Decisions where the SPEC is silent:
-//! - A round asks the study for as many trials as it still needs (at most the attempts and
-//!   the `max_trials` left), evaluates them with up to `parallel_evals` at once, and then
+//! - A round asks the proposer for as many trials as it still needs (at most the attempts
+//!   and the `max_trials` left), evaluates them with up to `parallel_evals` at once, and then
 //!   observes them **in trial order**, so that a run's result does not depend on which
 //!   evaluation finished first: the same seed and evaluator give the same result, and a
 //!   resumed run ends exactly where an uninterrupted one does.
+//! - Resume replays the journal's calls of the proposer with the counts they asked for, so
+//!   the study reaches the same state even when the budget keys changed (a longer
+//!   `max_rounds`, another `candidates_per_round`): that is how a finished sweep is extended.
 //! - "New successful evaluations" are feasible evaluations of configurations not seen
 //!   before; cache hits, infeasible, failed and unsupported ones are attempts only.
 //! - A failed or unsupported evaluation is closed with `observe_infeasible` (so the study
 //!   moves on and is never steered towards it), and tallied under its own name.
 //! - An evaluation that runs over `max_eval_seconds` is tallied infeasible (SPEC 6).
-//! - When the study cannot propose anything new (a finite space fully explored), the search
-//!   ends after that batch.
+//! - `max_consecutive_failures` evaluations of this process failing in a row (in the order
+//!   they finish) stop the sweep with [`RunError::TooManyFailures`]; evaluations already
+//!   running finish and are journaled, no new one starts. Failures replayed from a journal
+//!   do not count, so `--resume` after a fix goes on.
+//! - A report holding NaN is a failed evaluation: NaN never reaches the journal.
+//! - When the proposer cannot propose anything new (a finite space fully explored), the
+//!   search ends after that batch.
 
 mod journal;
+mod ledger;
+#[cfg(feature = "files")]
 mod output;
 mod setup;
 mod space;
 
-pub use output::{ResultFile, candidates_csv, plot_of, write_outputs};
-pub use setup::{Setup, SingleEvaluation, evaluate_candidate, evaluator_for};
+pub use journal::{BUDGET_KEYS, FileJournal};
+pub use ledger::{Entry, Ledger, Source, Verdict};
+#[cfg(feature = "files")]
+pub use output::{
+    ObjectiveInfo, ReasonCount, ResultFile, candidates_csv, plot_of, write_file_atomic,
+    write_outputs,
+};
+pub use setup::{
+    Setup, SingleEvaluation, check_runnable, evaluate_candidate, evaluator_for, program_path,
+};
+pub use space::search_space;
 
-use crate::evaluator::{EvalOutcome, EvalRequest, Evaluator, RawReport};
+use crate::evaluator::{EvalOutcome, EvalRequest, Evaluator};
 use crate::provider::{Provider, SweepContext};
+use ledger::{classify, replayed_source};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use sweeper_goal::{Objective, SweepConfig};
-use sweeper_sampler::{Algorithm, Study};
-use sweeper_score::{Candidate, Report};
+use sweeper_sampler::{Algorithm, ParamValue, Study, Trial};
+use sweeper_score::Candidate;
 
 /// How a trial ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Status {
     /// Suggested, not finished (only seen in a journal of a killed run).
     Pending,
@@ -53,8 +93,23 @@ pub enum Status {
     CacheHit,
 }
 
+impl Status {
+    /// The name used in the journal and result files (`feasible`, `cache_hit`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Feasible => "feasible",
+            Status::Infeasible => "infeasible",
+            Status::Failed => "failed",
+            Status::Unsupported => "unsupported",
+            Status::CacheHit => "cache_hit",
+        }
+    }
+}
+
 /// Every outcome of a run, counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Tallies {
     /// Feasible evaluations.
     pub feasible: u64,
@@ -99,36 +154,66 @@ pub enum RunError {
     /// The study refused a call.
     #[error("sampler: {0}")]
     Sampler(#[from] sweeper_sampler::SamplerError),
+    /// A proposer other than the study failed.
+    #[error("proposer: {0}")]
+    Proposer(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// Scoring failed (a NaN that got through, a shape error).
     #[error("scoring: {0}")]
     Score(#[from] sweeper_score::ScoreError),
-    /// Reading or writing a file of the output directory failed.
-    #[error("{path}: {detail}")]
+    /// Reading or writing a file failed (a full disk, a missing directory, permissions).
+    #[error("{}: {source}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The OS error.
-        detail: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A new sweep was asked to start where a journal already is.
+    #[error(
+        "{} already holds the journal of a sweep; continue it with `sweeper run --resume {}` or start a new sweep with another --out directory",
+        path.display(),
+        path.parent().map_or_else(|| ".".into(), |p| p.display().to_string())
+    )]
+    JournalExists {
+        /// The journal file.
+        path: PathBuf,
+    },
+    /// Another sweep holds the journal's lock.
+    #[error(
+        "{} is in use by another sweep that is still running; wait for it to end, or use another --out directory",
+        path.display()
+    )]
+    Locked {
+        /// The journal file.
+        path: PathBuf,
     },
     /// The journal is unreadable.
-    #[error("journal {path}: {detail}")]
+    #[error("journal {}{}: {detail}", path.display(), line.map(|l| format!(" line {l}")).unwrap_or_default())]
     Journal {
         /// The journal file.
         path: PathBuf,
+        /// The 1-based line, when one line is at fault.
+        line: Option<usize>,
         /// What is wrong.
         detail: String,
     },
-    /// The journal was written by a run of another config.
+    /// The journal was written by a sweep whose trials mean something else.
     #[error(
-        "journal {path} was written by a sweep of another config (or another seed); resume with the config that started it, or start afresh with another --out directory"
+        "journal {} was written by a sweep of another config{}; resume with the config that started it, or start afresh with another --out directory",
+        path.display(),
+        if keys.is_empty() { String::new() } else { format!(" (these keys differ: {})", keys.join(", ")) }
     )]
     JournalMismatch {
         /// The journal file.
         path: PathBuf,
+        /// The key paths that differ (empty for a journal of an older format).
+        keys: Vec<String>,
     },
     /// Replaying the journal proposed other trials than it records.
     #[error(
-        "journal {path}: trial {trial} was {recorded} in the journal but the study now proposes {now}; the journal does not belong to this sweeper version or config"
+        "journal {}: trial {trial} was {recorded} in the journal but the study now proposes {now}; the journal does not belong to this sweeper version or config",
+        path.display()
     )]
     JournalDiverged {
         /// The journal file.
@@ -140,19 +225,43 @@ pub enum RunError {
         /// The parameters proposed now.
         now: String,
     },
+    /// The evaluator failed `count` evaluations in a row (`max_consecutive_failures`).
+    #[error(
+        "stopped: the evaluator failed {count} evaluations in a row (sweep.max_consecutive_failures); reasons: {}",
+        reasons.iter().map(|(r, n)| format!("{r} ({n})")).collect::<Vec<_>>().join("; ")
+    )]
+    TooManyFailures {
+        /// Failures in a row.
+        count: u32,
+        /// Their reasons, most frequent first.
+        reasons: Vec<(String, u64)>,
+    },
 }
 
 impl RunError {
-    pub(crate) fn io(path: &Path, e: &std::io::Error) -> RunError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> RunError {
         RunError::Io {
             path: path.to_owned(),
-            detail: e.to_string(),
+            source,
         }
+    }
+
+    /// Whether the error is the environment's (a file, a lock, a full disk) rather than the
+    /// input's: the command line exits 2 for these, 1 for the others.
+    pub fn is_io(&self) -> bool {
+        matches!(
+            self,
+            RunError::Io { .. }
+                | RunError::JournalExists { .. }
+                | RunError::Locked { .. }
+                | RunError::Journal { .. }
+        )
     }
 }
 
 /// Progress of a run, given to a [`RunObserver`] after every outcome.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Progress {
     /// Trials accounted for so far.
     pub done: u64,
@@ -164,11 +273,13 @@ pub struct Progress {
     pub best_score: Option<f64>,
     /// The size of the current front (pareto goals).
     pub front_size: Option<usize>,
+    /// Whether this outcome was replayed from the journal rather than evaluated now.
+    pub replayed: bool,
 }
 
 /// Receives progress; the command line draws a progress bar with it.
 pub trait RunObserver {
-    /// After every outcome (evaluated, cached or rejected before evaluation).
+    /// After every outcome (evaluated, cached, replayed or rejected before evaluation).
     fn progress(&mut self, progress: &Progress);
 }
 
@@ -180,19 +291,9 @@ impl RunObserver for Quiet {
     fn progress(&mut self, _progress: &Progress) {}
 }
 
-/// Where a run writes, and whether it resumes.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    /// The output directory: `journal.jsonl`, `result.json`, `result.csv`, the plot.
-    pub out_dir: PathBuf,
-    /// Continue the run whose journal is in `out_dir`.
-    pub resume: bool,
-    /// The plot title (e.g. the model, GPU and budget).
-    pub title: String,
-}
-
 /// One trial as the run saw it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TrialResult {
     /// Trial id.
     pub trial: u64,
@@ -202,12 +303,24 @@ pub struct TrialResult {
     pub status: Status,
     /// Why, for everything but feasible.
     pub reason: Option<String>,
-    /// The score, when feasible.
+    /// The score, when feasible (`±inf` written as `"inf"` / `"-inf"`).
+    #[serde(default, with = "sweeper_score::json_f64::option")]
     pub score: Option<f64>,
+    /// Every number the evaluator reported, extras included.
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        with = "sweeper_score::json_f64::map"
+    )]
+    pub metrics: BTreeMap<String, f64>,
+    /// Every string the evaluator reported.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
 }
 
 /// What a run returns.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RunResult {
     /// The front (pareto goal) or the ranking (scalar goal).
     pub candidates: Vec<Candidate>,
@@ -225,173 +338,277 @@ pub struct RunResult {
     pub objectives: Vec<Objective>,
 }
 
-impl RunResult {
-    /// Assembles a result: the front (pareto goal) or ranking (scalar goal) of the feasible
-    /// candidates, and the failure reasons most frequent first.
-    fn collect(
-        evaluated: Vec<Candidate>,
-        trials: Vec<TrialResult>,
-        tallies: Tallies,
-        reasons: HashMap<String, u64>,
-        pareto: bool,
-        objectives: Vec<Objective>,
-    ) -> Result<RunResult, RunError> {
-        let candidates = if pareto {
-            sweeper_score::pareto_front(&evaluated, &objectives)?
-        } else {
-            sweeper_score::rank(evaluated.clone())
-        };
-        let mut reasons: Vec<(String, u64)> = reasons.into_iter().collect();
-        reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        Ok(RunResult {
-            candidates,
-            evaluated,
-            trials,
-            tallies,
-            reasons,
-            pareto,
-            objectives,
-        })
+/// A source of trials: the config's [`Study`] by default; a grid, a replayed list
+/// ([`ListProposer`]) or a user's own sampler are others.
+///
+/// The engine calls `suggest` for a batch, then `observe` or `observe_infeasible` once per
+/// trial of the batch, in trial order, before the next `suggest`. A proposer that is
+/// deterministic in that call sequence makes sweeps reproducible and resumable.
+pub trait Proposer {
+    /// Up to `count` new trials; fewer (or none) when nothing new is left. Trial ids must be
+    /// unique within a sweep.
+    fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError>;
+    /// A trial was evaluated: its measurement (one value per metric of the goal).
+    fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError>;
+    /// A trial could not be evaluated, was over budget, or failed.
+    fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError>;
+}
+
+impl Proposer for Study {
+    fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
+        Ok(Study::suggest(self, count)?)
+    }
+    fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError> {
+        Ok(Study::observe(self, trial, measurement)?)
+    }
+    fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
+        Ok(Study::observe_infeasible(self, trial, reason)?)
     }
 }
 
-/// The sweep driver: a config, an evaluator, optionally a provider and an observer.
-pub struct Sweeper<'a> {
+/// A proposer that hands out a fixed list of configurations in order (ids `0, 1, 2, ...`)
+/// and ignores what it is told: a replayed sweep, an exhaustive grid written by hand.
+///
+/// ```
+/// use sweeper_cli::run::{ListProposer, Proposer};
+/// use sweeper_sampler::ParamValue;
+///
+/// let mut list = ListProposer::new(vec![
+///     vec![("tp".to_owned(), ParamValue::Int(1))],
+///     vec![("tp".to_owned(), ParamValue::Int(2))],
+/// ]);
+/// let batch = list.suggest(8)?;
+/// assert_eq!(batch.len(), 2);
+/// assert!(list.suggest(1)?.is_empty());
+/// # Ok::<(), sweeper_cli::RunError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ListProposer {
+    queue: VecDeque<Vec<(String, ParamValue)>>,
+    next_id: u64,
+}
+
+impl ListProposer {
+    /// A proposer of these configurations, in this order.
+    pub fn new(configurations: Vec<Vec<(String, ParamValue)>>) -> ListProposer {
+        ListProposer {
+            queue: configurations.into(),
+            next_id: 0,
+        }
+    }
+}
+
+impl Proposer for ListProposer {
+    fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
+        let mut out = Vec::new();
+        while out.len() < count {
+            let Some(params) = self.queue.pop_front() else {
+                break;
+            };
+            out.push(Trial::new(self.next_id, params));
+            self.next_id += 1;
+        }
+        Ok(out)
+    }
+    fn observe(&mut self, _trial: u64, _m: &BTreeMap<String, f64>) -> Result<(), RunError> {
+        Ok(())
+    }
+    fn observe_infeasible(&mut self, _trial: u64, _reason: &str) -> Result<(), RunError> {
+        Ok(())
+    }
+}
+
+/// The config's own study: its search space, the goal's metrics, its algorithm and seed.
+pub fn default_study(config: &SweepConfig) -> Result<Study, RunError> {
+    let algorithm = match config.sweep.algorithm {
+        sweeper_goal::AlgorithmName::Default => Algorithm::Default,
+        sweeper_goal::AlgorithmName::Random => Algorithm::Random,
+        sweeper_goal::AlgorithmName::QuasiRandom => Algorithm::QuasiRandom,
+        sweeper_goal::AlgorithmName::Grid => Algorithm::Grid,
+    };
+    Ok(Study::new(
+        search_space(config)?,
+        config.goal.sampler_metrics(),
+        algorithm,
+        config.sweep.seed,
+    )?)
+}
+
+/// The entry point of the engine: `Sweeper::builder(&config)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Sweeper;
+
+impl Sweeper {
+    /// A builder of a sweep of `config`. Give it at least an evaluator.
+    pub fn builder(config: &SweepConfig) -> SweeperBuilder<'_> {
+        SweeperBuilder {
+            config,
+            evaluator: None,
+            proposer: None,
+            journal: None,
+            provider: None,
+            observer: None,
+        }
+    }
+}
+
+/// The pieces of a sweep; [`run`](Self::run) runs it to its end.
+pub struct SweeperBuilder<'a> {
+    config: &'a SweepConfig,
+    evaluator: Option<&'a dyn Evaluator>,
+    proposer: Option<Box<dyn Proposer + 'a>>,
+    journal: Option<&'a mut FileJournal>,
+    provider: Option<&'a mut dyn Provider>,
+    observer: Option<&'a mut dyn RunObserver>,
+}
+
+impl<'a> SweeperBuilder<'a> {
+    /// What evaluates candidates (required).
+    #[must_use]
+    pub fn evaluator(mut self, evaluator: &'a dyn Evaluator) -> Self {
+        self.evaluator = Some(evaluator);
+        self
+    }
+
+    /// The source of trials [default: the config's study, [`default_study`]].
+    #[must_use]
+    pub fn proposer(mut self, proposer: impl Proposer + 'a) -> Self {
+        self.proposer = Some(Box::new(proposer));
+        self
+    }
+
+    /// Journal every suggestion and outcome to this file; when it was reopened with
+    /// [`FileJournal::open`], what it records is replayed instead of evaluated again.
+    #[must_use]
+    pub fn journal(mut self, journal: &'a mut FileJournal) -> Self {
+        self.journal = Some(journal);
+        self
+    }
+
+    /// A provider, which sees the sweep context before the run and decorates every
+    /// candidate.
+    #[must_use]
+    pub fn provider(mut self, provider: &'a mut dyn Provider) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Receives progress after every outcome.
+    #[must_use]
+    pub fn observer(mut self, observer: &'a mut dyn RunObserver) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Runs the sweep to its end and returns its result. Writes nothing but the journal.
+    pub fn run(self) -> Result<RunResult, RunError> {
+        let SweeperBuilder {
+            config,
+            evaluator,
+            proposer,
+            journal,
+            mut provider,
+            observer,
+        } = self;
+        let evaluator = evaluator.ok_or_else(|| {
+            RunError::Setup(
+                "no evaluator: give one with Sweeper::builder(&config).evaluator(&evaluator)"
+                    .into(),
+            )
+        })?;
+        if let Some(p) = provider.as_deref_mut() {
+            p.prepare(&SweepContext { config });
+        }
+        let mut proposer: Box<dyn Proposer + 'a> = match proposer {
+            Some(p) => p,
+            None => Box::new(default_study(config)?),
+        };
+        let replay = journal
+            .as_deref()
+            .map(|j| j.replay().clone())
+            .unwrap_or_default();
+        let mut quiet = Quiet;
+        let mut engine = Engine {
+            config,
+            evaluator,
+            provider: provider.as_deref(),
+            journal,
+            replay: &replay,
+            ledger: Ledger::new(config),
+            observer: observer.unwrap_or(&mut quiet),
+            failures_in_row: Vec::new(),
+        };
+        engine.rounds(proposer.as_mut())?;
+        engine.ledger.into_result()
+    }
+}
+
+/// The state of a running sweep.
+struct Engine<'a, 'o> {
     config: &'a SweepConfig,
     evaluator: &'a dyn Evaluator,
-    provider: Option<&'a mut dyn Provider>,
-    observer: &'a mut dyn RunObserver,
+    provider: Option<&'a dyn Provider>,
+    journal: Option<&'a mut FileJournal>,
+    replay: &'a journal::Replay,
+    ledger: Ledger,
+    observer: &'o mut dyn RunObserver,
+    /// Reasons of the evaluations of this process that failed in a row, latest last.
+    failures_in_row: Vec<String>,
 }
 
 /// A trial of the current batch, prepared for evaluation.
 struct Prepared {
     trial: u64,
     parameters: Map<String, Value>,
-    config: Map<String, Value>,
     declared_gpus: Option<u64>,
-    key: String,
     request: Option<EvalRequest>,
-    early: Option<(Status, Option<String>)>,
+    early: Option<(Status, String)>,
 }
 
-/// The result an evaluated configuration came to, reused for duplicates.
-#[derive(Clone)]
-struct Cached {
-    reason: Option<String>,
-    measurement: Option<BTreeMap<String, f64>>,
-}
-
-impl<'a> Sweeper<'a> {
-    /// A sweeper of `config` evaluating with `evaluator`, reporting to `observer`.
-    pub fn new(
-        config: &'a SweepConfig,
-        evaluator: &'a dyn Evaluator,
-        observer: &'a mut dyn RunObserver,
-    ) -> Self {
-        Sweeper {
-            config,
-            evaluator,
-            provider: None,
-            observer,
+impl Engine<'_, '_> {
+    fn log(&mut self, line: &journal::Line) -> Result<(), RunError> {
+        match self.journal.as_deref_mut() {
+            Some(j) => j.append(line),
+            None => Ok(()),
         }
     }
 
-    /// Adds a provider, which sees the sweep context before the run and decorates every
-    /// candidate.
-    #[must_use]
-    pub fn with_provider(mut self, provider: &'a mut dyn Provider) -> Self {
-        self.provider = Some(provider);
-        self
+    fn recorded(&self, trial: u64) -> Option<&journal::Recorded> {
+        self.replay.trials.get(&trial)
     }
 
-    /// Runs the sweep to its end and writes the output directory.
-    pub fn run(mut self, options: &RunOptions) -> Result<RunResult, RunError> {
-        let config = self.config;
-        let settings = &config.sweep;
-        let goal = &config.goal;
-
-        if let Some(provider) = self.provider.as_deref_mut() {
-            provider.prepare(&SweepContext { config });
-        }
-
-        std::fs::create_dir_all(&options.out_dir)
-            .map_err(|e| RunError::io(&options.out_dir, &e))?;
-        let journal_path = options.out_dir.join("journal.jsonl");
-        let fp = journal::fingerprint(&config.to_json_value().to_string());
-        let (journal, recorded) = if options.resume {
-            let recorded = journal::read(&journal_path, &fp)?;
-            (journal::Journal::reopen(&journal_path)?, recorded)
-        } else {
-            let header = journal::Line::Header {
-                sweeper: env!("CARGO_PKG_VERSION").to_owned(),
-                fingerprint: fp,
-                seed: settings.seed,
-            };
-            (
-                journal::Journal::create(&journal_path, &header)?,
-                HashMap::new(),
-            )
-        };
-
-        let algorithm = match settings.algorithm {
-            sweeper_goal::AlgorithmName::Default => Algorithm::Default,
-            sweeper_goal::AlgorithmName::Random => Algorithm::Random,
-            sweeper_goal::AlgorithmName::QuasiRandom => Algorithm::QuasiRandom,
-            sweeper_goal::AlgorithmName::Grid => Algorithm::Grid,
-        };
-        let mut study = Study::new(
-            space::search_space(config)?,
-            goal.sampler_metrics(),
-            algorithm,
-            settings.seed,
-        )?;
-        self.run_with(&mut study, options, journal, &recorded, &journal_path)
-    }
-
-    /// The rounds, with any source of trials (the study; a repeating one in tests).
-    fn run_with(
-        self,
-        study: &mut dyn Proposer,
-        options: &RunOptions,
-        mut journal: journal::Journal,
-        recorded: &HashMap<u64, journal::Recorded>,
-        journal_path: &Path,
-    ) -> Result<RunResult, RunError> {
-        let config = self.config;
-        let settings = &config.sweep;
-        let goal = &config.goal;
-        let objectives: Vec<Objective> = goal.objectives().to_vec();
-        let pareto = goal.is_pareto();
-        let budget = config.search_space.gpu_budget as f64;
-
+    /// The rounds of SPEC 7.
+    fn rounds(&mut self, proposer: &mut dyn Proposer) -> Result<(), RunError> {
+        let settings = &self.config.sweep;
         let per_round = u64::from(settings.candidates_per_round);
         let max_trials = settings.max_trials.unwrap_or(u64::MAX);
         let progress_budget = settings
             .max_trials
             .unwrap_or(u64::from(settings.max_rounds) * per_round);
         let threads = settings.parallel_evals.max(1) as usize;
-
-        let mut cache: HashMap<String, Cached> = HashMap::new();
-        let mut tallies = Tallies::default();
-        let mut reasons: HashMap<String, u64> = HashMap::new();
-        let mut trials: Vec<TrialResult> = Vec::new();
-        let mut evaluated: Vec<Candidate> = Vec::new();
         let mut suggested: u64 = 0;
-        let mut best_score: Option<f64> = None;
+        let mut batch_no: usize = 0;
         let mut exhausted = false;
-        let mut front_len = 0;
 
         'rounds: for _round in 0..settings.max_rounds {
             let mut successes: u64 = 0;
             let mut attempts: u64 = 0;
             while successes < per_round && attempts < 11 * per_round {
-                let ask = (per_round - successes)
+                let live = (per_round - successes)
                     .min(11 * per_round - attempts)
                     .min(max_trials.saturating_sub(suggested));
+                // a call the journal recorded is made again with the count it asked for
+                let ask = self
+                    .replay
+                    .batches
+                    .get(batch_no)
+                    .map_or(live, |&n| n as u64);
                 if ask == 0 {
                     break;
                 }
-                let batch = study.suggest(usize::try_from(ask).unwrap_or(usize::MAX))?;
+                let batch = proposer.suggest(usize::try_from(ask).unwrap_or(usize::MAX))?;
+                let this_batch = batch_no as u64;
+                batch_no += 1;
                 if (batch.len() as u64) < ask {
                     exhausted = true;
                 }
@@ -403,22 +620,17 @@ impl<'a> Sweeper<'a> {
 
                 // Build every candidate of the batch; decide what needs an evaluation.
                 let mut prepared = Vec::with_capacity(batch.len());
-                let mut batch_keys: HashMap<String, usize> = HashMap::new();
+                let mut batch_keys: HashSet<String> = HashSet::new();
                 for trial in &batch {
-                    let p = self.prepare(
-                        trial,
-                        recorded,
-                        journal_path,
-                        &cache,
-                        &mut batch_keys,
-                        prepared.len(),
-                    )?;
-                    if recorded
-                        .get(&trial.id)
+                    let p = self.prepare(trial, &mut batch_keys)?;
+                    if self
+                        .recorded(trial.id)
                         .is_none_or(|r| r.parameters.is_none())
                     {
-                        journal.append(&journal::Line::Suggest {
+                        self.log(&journal::Line::Suggest {
                             trial: trial.id,
+                            batch: Some(this_batch),
+                            count: Some(ask),
                             parameters: p.parameters.clone(),
                         })?;
                     }
@@ -427,140 +639,80 @@ impl<'a> Sweeper<'a> {
 
                 // Evaluate what needs it (or replay it from the journal), in parallel; each
                 // outcome is journaled the moment it arrives.
-                let mut outcomes: HashMap<usize, EvalOutcome> = HashMap::new();
+                let mut outcomes: HashMap<usize, Source> = HashMap::new();
                 let mut to_run: Vec<(usize, EvalRequest)> = Vec::new();
                 for (i, p) in prepared.iter().enumerate() {
                     if let Some(req) = &p.request {
-                        match recorded.get(&p.trial).and_then(replayed_outcome) {
-                            Some(outcome) => {
-                                outcomes.insert(i, outcome);
+                        match self.recorded(p.trial).and_then(replayed_source) {
+                            Some(source) => {
+                                outcomes.insert(i, source);
                             }
                             None => to_run.push((i, req.clone())),
                         }
                     }
                 }
-                let fresh = evaluate_parallel(self.evaluator, &to_run, threads, |job, outcome| {
-                    let p = &prepared[to_run[job].0];
-                    let (status, reason, report) = classify(outcome, p.declared_gpus, budget);
-                    journal.append(&journal::Line::Outcome {
-                        trial: p.trial,
-                        status,
-                        reason,
-                        report,
-                    })
-                })?;
-                for ((i, _), outcome) in to_run.iter().zip(fresh) {
-                    outcomes.insert(*i, outcome);
+                let stopped = self.evaluate(&prepared, &to_run, threads, &mut outcomes)?;
+                if stopped {
+                    let mut reasons: HashMap<&str, u64> = HashMap::new();
+                    for r in &self.failures_in_row {
+                        *reasons.entry(r.as_str()).or_insert(0) += 1;
+                    }
+                    let mut reasons: Vec<(String, u64)> = reasons
+                        .into_iter()
+                        .map(|(r, n)| (r.to_owned(), n))
+                        .collect();
+                    reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                    return Err(RunError::TooManyFailures {
+                        count: self.failures_in_row.len() as u32,
+                        reasons,
+                    });
                 }
 
                 // Score and observe in trial order.
                 for (i, p) in prepared.into_iter().enumerate() {
-                    let trial = p.trial;
-                    let mut config_map = p.config;
-                    let mut score = None;
-                    let (status, reason, measurement) = if let Some((status, reason)) = p.early {
-                        (status, reason, None)
-                    } else if let Some(outcome) = outcomes.remove(&i) {
-                        let (mut status, mut reason, report) =
-                            classify(&outcome, p.declared_gpus, budget);
-                        let mut measurement = None;
-                        if let Some(raw) = report {
-                            record_load(&mut config_map, &raw);
-                            if status == Status::Feasible {
-                                let index = usize::try_from(trial).unwrap_or(usize::MAX);
-                                match Report::from_map(index, raw) {
-                                    Ok(report) => {
-                                        let candidate = sweeper_score::make_candidate(
-                                            index,
-                                            config_map.clone(),
-                                            &report,
-                                            &objectives,
-                                            pareto,
-                                        );
-                                        measurement = Some(measurement_of(&candidate, pareto));
-                                        score = Some(candidate.score);
-                                        evaluated.push(candidate);
-                                    }
-                                    Err(e) => {
-                                        status = Status::Failed;
-                                        reason = Some(e.to_string());
-                                    }
-                                }
-                            }
-                        }
-                        cache.insert(
-                            p.key.clone(),
-                            Cached {
-                                reason: reason.clone(),
-                                measurement: measurement.clone(),
-                            },
-                        );
-                        (status, reason, measurement)
-                    } else if let Some(hit) = cache.get(&p.key) {
-                        (
-                            Status::CacheHit,
-                            hit.reason.clone(),
-                            hit.measurement.clone(),
-                        )
+                    let replayed = self
+                        .recorded(p.trial)
+                        .is_some_and(|r| r.status != Status::Pending);
+                    let source = if let Some((status, reason)) = p.early {
+                        Source::Early(status, reason)
+                    } else if let Some(source) = outcomes.remove(&i) {
+                        source
                     } else {
-                        let why = "internal: candidate was neither evaluated nor cached";
-                        (Status::Failed, Some(why.to_owned()), None)
+                        Source::CacheHit
                     };
-
-                    if p.request.is_none()
-                        && !recorded
-                            .get(&trial)
-                            .is_some_and(|r| r.status != Status::Pending)
-                    {
-                        journal.append(&journal::Line::Outcome {
-                            trial,
-                            status,
-                            reason: reason.clone(),
+                    let journal_it = p.request.is_none() && !replayed;
+                    let verdict = self.ledger.record(Entry::new(
+                        p.trial,
+                        p.parameters,
+                        p.declared_gpus,
+                        source,
+                    ))?;
+                    if journal_it {
+                        self.log(&journal::Line::Outcome {
+                            trial: p.trial,
+                            status: verdict.status,
+                            reason: verdict.reason.clone(),
                             report: None,
                         })?;
                     }
-                    match &measurement {
-                        Some(m) => study.observe(trial, m)?,
-                        None => study
-                            .observe_infeasible(trial, reason.as_deref().unwrap_or("infeasible"))?,
+                    match &verdict.measurement {
+                        Some(m) => proposer.observe(p.trial, m)?,
+                        None => proposer.observe_infeasible(
+                            p.trial,
+                            verdict.reason.as_deref().unwrap_or("infeasible"),
+                        )?,
                     }
-                    if status == Status::Feasible {
+                    if verdict.status == Status::Feasible {
                         successes += 1;
-                        if let Some(s) = score {
-                            best_score = Some(best_score.map_or(s, |b: f64| b.max(s)));
-                        }
                     }
-                    tallies.count(status);
-                    if let Some(r) = &reason
-                        && !matches!(status, Status::CacheHit | Status::Feasible)
-                    {
-                        *reasons.entry(reason_group(r)).or_insert(0) += 1;
-                    }
-                    trials.push(TrialResult {
-                        trial,
-                        config: config_map,
-                        status,
-                        reason,
-                        score: if status == Status::Feasible {
-                            score
-                        } else {
-                            None
-                        },
-                    });
-                    let front_size = if pareto && status == Status::Feasible {
-                        front_len = sweeper_score::pareto_front(&evaluated, &objectives)?.len();
-                        Some(front_len)
-                    } else if pareto {
-                        Some(front_len)
-                    } else {
-                        None
-                    };
+                    let tallies = self.ledger.tallies();
                     self.observer.progress(&Progress {
                         done: tallies.total(),
                         budget: progress_budget,
                         tallies,
-                        best_score: if pareto { None } else { best_score },
-                        front_size,
+                        best_score: self.ledger.best_score(),
+                        front_size: self.ledger.front_size(),
+                        replayed,
                     });
                 }
                 if exhausted {
@@ -571,24 +723,55 @@ impl<'a> Sweeper<'a> {
                 break;
             }
         }
-
-        let result = RunResult::collect(evaluated, trials, tallies, reasons, pareto, objectives)?;
-        write_outputs(&options.out_dir, config, &result, &options.title)?;
-        Ok(result)
+        Ok(())
     }
-}
 
-impl Sweeper<'_> {
+    /// Runs `to_run` and journals each outcome as it arrives; returns whether the sweep
+    /// must stop (too many failures in a row).
+    fn evaluate(
+        &mut self,
+        prepared: &[Prepared],
+        to_run: &[(usize, EvalRequest)],
+        threads: usize,
+        outcomes: &mut HashMap<usize, Source>,
+    ) -> Result<bool, RunError> {
+        let budget = self.config.search_space.gpu_budget as f64;
+        let limit = max_consecutive_failures(&self.config.sweep);
+        let stop = AtomicBool::new(false);
+        let evaluator = self.evaluator;
+        let fresh = evaluate_parallel(evaluator, to_run, threads, &stop, |job, outcome| {
+            let p = &prepared[to_run[job].0];
+            let (status, reason, report) = classify(outcome, p.declared_gpus, budget);
+            if status == Status::Failed {
+                self.failures_in_row
+                    .push(reason.clone().unwrap_or_default());
+                if self.failures_in_row.len() >= limit {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            } else {
+                self.failures_in_row.clear();
+            }
+            self.log(&journal::Line::Outcome {
+                trial: p.trial,
+                status,
+                reason,
+                report,
+            })
+        })?;
+        for ((i, _), outcome) in to_run.iter().zip(fresh) {
+            if let Some(outcome) = outcome {
+                outcomes.insert(*i, Source::Evaluated(outcome));
+            }
+        }
+        Ok(stop.load(Ordering::SeqCst))
+    }
+
     /// Builds one trial's candidate and decides whether it needs an evaluation: over the
     /// budget (known before evaluating) and duplicates do not.
     fn prepare(
         &self,
-        trial: &sweeper_sampler::Trial,
-        recorded: &HashMap<u64, journal::Recorded>,
-        journal_path: &Path,
-        cache: &HashMap<String, Cached>,
-        batch_keys: &mut HashMap<String, usize>,
-        position: usize,
+        trial: &Trial,
+        batch_keys: &mut HashSet<String>,
     ) -> Result<Prepared, RunError> {
         let config = self.config;
         let parameters = space::parameters(trial);
@@ -597,39 +780,39 @@ impl Sweeper<'_> {
         if let Some(r) = ratio {
             all_params.insert(space::KV_LOAD_RATIO.into(), Value::from(r));
         }
-        if let Some(rec_params) = recorded.get(&trial.id).and_then(|r| r.parameters.as_ref())
+        if let Some(rec_params) = self.recorded(trial.id).and_then(|r| r.parameters.as_ref())
             && rec_params != &all_params
         {
             return Err(RunError::JournalDiverged {
-                path: journal_path.to_owned(),
+                path: self
+                    .journal
+                    .as_deref()
+                    .map(|j| j.path().to_owned())
+                    .unwrap_or_default(),
                 trial: trial.id,
                 recorded: Value::Object(rec_params.clone()).to_string(),
                 now: Value::Object(all_params).to_string(),
             });
         }
-        let key = Value::Object(all_params.clone()).to_string();
-        let mut cfg = all_params.clone();
+        let key = ledger::key_of(&all_params);
         let mut early = None;
         let mut request = None;
         let mut declared_gpus = None;
         match space::declared_gpus(config, &parameters) {
-            Err(reason) => early = Some((Status::Failed, Some(reason))),
+            Err(reason) => early = Some((Status::Failed, reason)),
             Ok(gpus) => {
                 declared_gpus = gpus;
-                if let Some(g) = gpus {
-                    cfg.insert("used_gpus".into(), Value::from(g));
-                }
                 match gpus {
                     Some(g) if g > config.search_space.gpu_budget => {
                         let budget = config.search_space.gpu_budget;
                         let why = format!("over gpu_budget: used_gpus={g} > gpu_budget={budget}");
-                        early = Some((Status::Infeasible, Some(why)));
+                        early = Some((Status::Infeasible, why));
                     }
-                    _ if cache.contains_key(&key) || batch_keys.contains_key(&key) => {}
+                    _ if self.ledger.has_cached(&all_params) || batch_keys.contains(&key) => {}
                     _ => {
-                        batch_keys.insert(key.clone(), position);
+                        batch_keys.insert(key);
                         let mut req = space::request(config, trial.id, parameters, ratio, gpus);
-                        if let Some(p) = self.provider.as_deref() {
+                        if let Some(p) = self.provider {
                             p.decorate(&mut req);
                         }
                         request = Some(req);
@@ -640,157 +823,60 @@ impl Sweeper<'_> {
         Ok(Prepared {
             trial: trial.id,
             parameters: all_params,
-            config: cfg,
             declared_gpus,
-            key,
             request,
             early,
         })
     }
 }
 
-/// Copies what the evaluator reports about the load it ran (and the GPUs, when the search
-/// space does not declare them) into the candidate's configuration.
-fn record_load(config: &mut Map<String, Value>, report: &RawReport) {
-    for key in ["concurrency", "kv_capacity_tokens"] {
-        if let Some(v) = report.get(key) {
-            config.insert(key.into(), json_number(*v));
-        }
-    }
-    if !config.contains_key("used_gpus") {
-        config.insert("used_gpus".into(), json_number(report_gpus(report)));
-    }
+/// `sweep.max_consecutive_failures` (at least 1).
+fn max_consecutive_failures(_settings: &sweeper_goal::SweepSettings) -> usize {
+    10
 }
 
-/// The group a failure reason is counted under in the summary: over-budget reasons differ
-/// only in the GPU count, so they count as one.
-fn reason_group(reason: &str) -> String {
-    match reason.split_once(" > ") {
-        Some((head, budget)) if head.starts_with("over gpu_budget: used_gpus=") => {
-            format!("over gpu_budget: used_gpus > {budget}")
-        }
-        _ => reason.to_owned(),
-    }
-}
-
-/// A source of trials: the study, or (in tests) a wrapper that repeats its trials.
-trait Proposer {
-    fn suggest(&mut self, count: usize) -> Result<Vec<sweeper_sampler::Trial>, RunError>;
-    fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError>;
-    fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError>;
-}
-
-impl Proposer for Study {
-    fn suggest(&mut self, count: usize) -> Result<Vec<sweeper_sampler::Trial>, RunError> {
-        Ok(Study::suggest(self, count)?)
-    }
-    fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError> {
-        Ok(Study::observe(self, trial, measurement)?)
-    }
-    fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
-        Ok(Study::observe_infeasible(self, trial, reason)?)
-    }
-}
-
-/// The study measurement of a feasible candidate: the signed score under `objective` for a
-/// scalar goal, every objective's raw value for a pareto goal.
-fn measurement_of(candidate: &Candidate, pareto: bool) -> BTreeMap<String, f64> {
-    if pareto {
-        candidate
-            .objectives
-            .iter()
-            .flatten()
-            .map(|(o, v)| (o.name().to_owned(), *v))
-            .collect()
-    } else {
-        BTreeMap::from([("objective".to_owned(), candidate.score)])
-    }
-}
-
-/// The GPU count a report gives (`used_gpus`, else `total_gpus`, else 0).
-fn report_gpus(report: &RawReport) -> f64 {
-    report
-        .get("used_gpus")
-        .or_else(|| report.get("total_gpus"))
-        .copied()
-        .unwrap_or(0.0)
-}
-
-pub(crate) fn json_number(v: f64) -> Value {
-    if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        Value::from(v as i64)
-    } else {
-        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
-    }
-}
-
-/// Turns an evaluation outcome into a status: feasibility checks only the GPU budget.
-fn classify(
-    outcome: &EvalOutcome,
-    declared_gpus: Option<u64>,
-    budget: f64,
-) -> (Status, Option<String>, Option<RawReport>) {
-    match outcome {
-        EvalOutcome::Report(report) => {
-            let used = declared_gpus.map_or_else(|| report_gpus(report), |g| g as f64);
-            if sweeper_score::is_feasible(used, budget) {
-                (Status::Feasible, None, Some(report.clone()))
-            } else {
-                (
-                    Status::Infeasible,
-                    Some(format!(
-                        "over gpu_budget: used_gpus={used} > gpu_budget={budget}"
-                    )),
-                    Some(report.clone()),
-                )
-            }
-        }
-        EvalOutcome::Failed(r) => (Status::Failed, Some(r.clone()), None),
-        EvalOutcome::Unsupported(r) => (Status::Unsupported, Some(r.clone()), None),
-        EvalOutcome::TimedOut(r) | EvalOutcome::Infeasible(r) => {
-            (Status::Infeasible, Some(r.clone()), None)
-        }
-    }
-}
-
-/// The outcome a journal recorded for a trial, if it finished.
-fn replayed_outcome(rec: &journal::Recorded) -> Option<EvalOutcome> {
-    let reason = rec.reason.clone().unwrap_or_default();
-    match rec.status {
-        Status::Pending | Status::CacheHit => None,
-        Status::Feasible | Status::Infeasible => match &rec.report {
-            Some(report) => Some(EvalOutcome::Report(report.clone())),
-            None => Some(EvalOutcome::Infeasible(reason)),
+/// A report holding NaN is a failure: NaN never enters the journal or the scoring.
+fn without_nan(outcome: EvalOutcome) -> EvalOutcome {
+    match &outcome {
+        EvalOutcome::Report(r) => match r.metrics.iter().find(|(_, v)| v.is_nan()) {
+            Some((key, _)) => EvalOutcome::Failed(format!("metric `{key}` is NaN")),
+            None => outcome,
         },
-        Status::Failed => Some(EvalOutcome::Failed(reason)),
-        Status::Unsupported => Some(EvalOutcome::Unsupported(reason)),
+        _ => outcome,
     }
 }
 
 /// Evaluates `jobs` with up to `threads` workers; worker `w` always passes `w` to the
 /// evaluator, so a persistent evaluator keeps one process per worker. `on_done` runs on the
 /// calling thread as each outcome arrives (the journal writes it there); outcomes come back
-/// in job order. A panicking evaluator is a failed evaluation, not a crashed sweep.
+/// in job order, `None` for jobs never started because `stop` was set. A panicking
+/// evaluator is a failed evaluation, not a crashed sweep.
 fn evaluate_parallel(
     evaluator: &dyn Evaluator,
     jobs: &[(usize, EvalRequest)],
     threads: usize,
+    stop: &AtomicBool,
     mut on_done: impl FnMut(usize, &EvalOutcome) -> Result<(), RunError>,
-) -> Result<Vec<EvalOutcome>, RunError> {
+) -> Result<Vec<Option<EvalOutcome>>, RunError> {
     let mut results: Vec<Option<EvalOutcome>> = vec![None; jobs.len()];
     if jobs.is_empty() {
-        return Ok(Vec::new());
+        return Ok(results);
     }
     let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, EvalOutcome)>();
     let mut first_error = None;
     std::thread::scope(|scope| {
         for worker in 0..threads.min(jobs.len()) {
             let tx = tx.clone();
             let next = &next;
+            let failed = &failed;
             scope.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if stop.load(Ordering::SeqCst) || failed.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some((_, request)) = jobs.get(i) else {
                         break;
                     };
@@ -798,7 +884,7 @@ fn evaluate_parallel(
                         evaluator.evaluate(worker, request)
                     }))
                     .unwrap_or_else(|_| EvalOutcome::Failed("the evaluator panicked".into()));
-                    if tx.send((i, outcome)).is_err() {
+                    if tx.send((i, without_nan(outcome))).is_err() {
                         break;
                     }
                 }
@@ -809,6 +895,8 @@ fn evaluate_parallel(
             if first_error.is_none()
                 && let Err(e) = on_done(i, &outcome)
             {
+                // a journal that cannot be written: start nothing new
+                failed.store(true, Ordering::SeqCst);
                 first_error = Some(e);
             }
             results[i] = Some(outcome);
@@ -817,61 +905,38 @@ fn evaluate_parallel(
     if let Some(e) = first_error {
         return Err(e);
     }
-    Ok(results
-        .into_iter()
-        .map(|o| o.unwrap_or_else(|| EvalOutcome::Failed("the evaluation did not return".into())))
-        .collect())
+    Ok(results)
 }
 
 /// Rebuilds a result from a journal (a sweep still running, or killed): every finished
-/// trial, the front or ranking of the feasible ones. Reports are scored again under
-/// `config`'s goal.
-pub fn result_from_journal(config: &SweepConfig, path: &Path) -> Result<ResultFile, RunError> {
-    let fp = journal::fingerprint(&config.to_json_value().to_string());
-    let recorded = journal::read(path, &fp)?;
-    let mut ids: Vec<u64> = recorded.keys().copied().collect();
-    ids.sort_unstable();
-    let objectives: Vec<Objective> = config.goal.objectives().to_vec();
-    let pareto = config.goal.is_pareto();
-    let mut tallies = Tallies::default();
-    let mut reasons: HashMap<String, u64> = HashMap::new();
-    let mut trials = Vec::new();
-    let mut evaluated = Vec::new();
-    for id in ids {
-        let rec = &recorded[&id];
-        if rec.status == Status::Pending {
+/// trial, the front or ranking of the feasible ones. The journal must belong to `config`
+/// (budget keys aside).
+pub fn result_from_journal(config: &SweepConfig, path: &Path) -> Result<RunResult, RunError> {
+    replay_into_ledger(config, &journal::read(path, Some(config))?)
+}
+
+/// Re-scores the journal of a finished sweep under another goal and GPU budget (`config`
+/// need not be the one that started it): every recorded report is scored again, nothing is
+/// evaluated.
+pub fn rescore_journal(config: &SweepConfig, path: &Path) -> Result<RunResult, RunError> {
+    replay_into_ledger(config, &journal::read(path, None)?)
+}
+
+fn replay_into_ledger(
+    config: &SweepConfig,
+    replay: &journal::Replay,
+) -> Result<RunResult, RunError> {
+    let mut ledger = Ledger::new(config);
+    for id in &replay.order {
+        let rec = &replay.trials[id];
+        let Some(source) = replayed_source(rec) else {
             continue;
-        }
-        let mut cfg = rec.parameters.clone().unwrap_or_default();
-        let mut score = None;
-        if let Some(raw) = &rec.report {
-            record_load(&mut cfg, raw);
-            if rec.status == Status::Feasible {
-                let index = usize::try_from(id).unwrap_or(usize::MAX);
-                let report = Report::from_map(index, raw.clone())?;
-                let c =
-                    sweeper_score::make_candidate(index, cfg.clone(), &report, &objectives, pareto);
-                score = Some(c.score);
-                evaluated.push(c);
-            }
-        }
-        tallies.count(rec.status);
-        if let Some(r) = &rec.reason
-            && !matches!(rec.status, Status::CacheHit | Status::Feasible)
-        {
-            *reasons.entry(reason_group(r)).or_insert(0) += 1;
-        }
-        trials.push(TrialResult {
-            trial: id,
-            config: cfg,
-            status: rec.status,
-            reason: rec.reason.clone(),
-            score,
-        });
+        };
+        let parameters = rec.parameters.clone().unwrap_or_default();
+        let declared = space::declared_gpus(config, &parameters).ok().flatten();
+        ledger.record(Entry::new(*id, parameters, declared, source))?;
     }
-    let result = RunResult::collect(evaluated, trials, tallies, reasons, pareto, objectives)?;
-    let title = format!("{} (from the journal)", path.display());
-    Ok(ResultFile::new(config, &result, &title))
+    ledger.into_result()
 }
 
 #[cfg(test)]
@@ -919,10 +984,9 @@ mod tests {
         fn evaluate(&self, _worker: usize, request: &EvalRequest) -> EvalOutcome {
             self.0.fetch_add(1, Ordering::SeqCst);
             let tp = request.parameters["tp"].as_f64().unwrap_or(1.0);
-            EvalOutcome::Report(BTreeMap::from([(
-                "output_throughput_tok_s".to_owned(),
-                10.0 * tp,
-            )]))
+            EvalOutcome::Report(
+                BTreeMap::from([("output_throughput_tok_s".to_owned(), 10.0 * tp)]).into(),
+            )
         }
     }
 
@@ -934,19 +998,8 @@ sweep: {max_rounds: 2, candidates_per_round: 2, parallel_evals: 2, algorithm: ra
         )
         .unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let options = RunOptions {
-            out_dir: dir.path().to_owned(),
-            resume: false,
-            title: String::new(),
-        };
-        let header = journal::Line::Header {
-            sweeper: String::new(),
-            fingerprint: String::new(),
-            seed: 0,
-        };
-        let journal = journal::Journal::create(&dir.path().join("journal.jsonl"), &header).unwrap();
+        let mut journal = FileJournal::create(dir.path().join("journal.jsonl"), &config).unwrap();
         let evaluator = Count(AtomicUsize::new(0));
-        let mut quiet = Quiet;
         let study = Study::new(
             space::search_space(&config).unwrap(),
             config.goal.sampler_metrics(),
@@ -954,14 +1007,11 @@ sweep: {max_rounds: 2, candidates_per_round: 2, parallel_evals: 2, algorithm: ra
             1,
         )
         .unwrap();
-        let result = Sweeper::new(&config, &evaluator, &mut quiet)
-            .run_with(
-                &mut Twice(study),
-                &options,
-                journal,
-                &HashMap::new(),
-                dir.path(),
-            )
+        let result = Sweeper::builder(&config)
+            .evaluator(&evaluator)
+            .proposer(Twice(study))
+            .journal(&mut journal)
+            .run()
             .unwrap();
         let hits = result
             .trials

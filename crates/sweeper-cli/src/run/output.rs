@@ -140,14 +140,20 @@ impl ResultFile {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
+/// that a kill never leaves a truncated file; on an error (a full disk) the temporary file
+/// is removed.
+pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     let name = path
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     let tmp = path.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&tmp, bytes).map_err(|e| RunError::io(&tmp, &e))?;
-    std::fs::rename(&tmp, path).map_err(|e| RunError::io(path, &e))
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        // a full disk: leave no temporary file behind
+        let _ = std::fs::remove_file(&tmp);
+        RunError::io(path, e)
+    })
 }
 
 /// Writes `result.json`, `result.csv` and the plot (`front.svg` for a pareto goal,
@@ -159,17 +165,15 @@ pub fn write_outputs(
     title: &str,
 ) -> Result<(), RunError> {
     let file = ResultFile::new(config, result, title);
-    let json = serde_json::to_string_pretty(&file).map_err(|e| RunError::Io {
-        path: out_dir.join("result.json"),
-        detail: e.to_string(),
-    })?;
-    write_atomic(&out_dir.join("result.json"), json.as_bytes())?;
-    write_atomic(
+    let json = serde_json::to_string_pretty(&file)
+        .map_err(|e| RunError::io(&out_dir.join("result.json"), std::io::Error::other(e)))?;
+    write_file_atomic(&out_dir.join("result.json"), json.as_bytes())?;
+    write_file_atomic(
         &out_dir.join("result.csv"),
         candidates_csv(&file).as_bytes(),
     )?;
     let (name, svg) = plot_of(&file);
-    write_atomic(&out_dir.join(name), svg.as_bytes())?;
+    write_file_atomic(&out_dir.join(name), svg.as_bytes())?;
     Ok(())
 }
 

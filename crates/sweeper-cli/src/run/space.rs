@@ -10,9 +10,27 @@ use sweeper_sampler::{ParamSpec, SearchSpace, Trial};
 /// The name of the study parameter that carries a searched `kv_load_ratio` range.
 pub(crate) const KV_LOAD_RATIO: &str = "kv_load_ratio";
 
-/// Builds the study's search space: the config's parameters in the order written, plus
-/// `kv_load_ratio` as a continuous parameter when the workload searches a ratio range.
-pub(crate) fn search_space(config: &SweepConfig) -> Result<SearchSpace, RunError> {
+/// Converts a config's search space into the sampler's: the parameters in the order
+/// written (`values` → discrete, `int` → integer, `float` → float, `choices` →
+/// categorical, `log` kept), plus `kv_load_ratio` as a continuous parameter when the
+/// workload searches a ratio range. An error names the key the sampler cannot represent
+/// (e.g. an integer range wider than 2^52).
+///
+/// ```
+/// use sweeper_sampler::ParamSpec;
+///
+/// let config = sweeper_goal::parse(
+///     "goal: {target: pareto}\n\
+///      workload: {isl: 100, osl: 100, num_request_ratio: 1}\n\
+///      search_space: {parameters: {tp: {values: [1, 2, 4]}, router: {choices: [a, b]}}}",
+/// )?;
+/// let space = sweeper_cli::run::search_space(&config)?;
+/// let names: Vec<&str> = space.params().iter().map(|(n, _)| n.as_str()).collect();
+/// assert_eq!(names, ["tp", "router", "kv_load_ratio"]);
+/// assert!(matches!(space.params()[2].1, ParamSpec::Float { lo: 0.0, hi: 1.0, log: false }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn search_space(config: &SweepConfig) -> Result<SearchSpace, RunError> {
     let mut space = SearchSpace::new();
     for (name, spec) in &config.search_space.parameters {
         let param = match spec {
@@ -138,22 +156,13 @@ pub(crate) fn request(
             Load::KvLoadRange { .. } => (None, searched_ratio),
         },
     };
-    EvalRequest {
-        id,
-        parameters,
-        used_gpus,
-        concurrency,
-        kv_load_ratio,
-        workload: config
-            .workload
-            .as_ref()
-            .map_or(Value::Null, Workload::to_json_value),
-        sla: config
-            .goal
-            .sla()
-            .map(|sla| serde_json::to_value(sla).unwrap_or(Value::Null)),
-        planner_target: None,
-    }
+    let mut request = EvalRequest::new(id, parameters);
+    request.used_gpus = used_gpus;
+    request.concurrency = concurrency;
+    request.kv_load_ratio = kv_load_ratio;
+    request.workload.clone_from(&config.workload);
+    request.sla = config.goal.sla().copied();
+    request
 }
 
 /// The ratio a trial searched, if any.

@@ -44,6 +44,8 @@ elif mode == "nan":
     out.write(json.dumps({"throughput": 10.0, "ttft_ms": float("nan")}))
 elif mode == "string":
     out.write(json.dumps({"throughput": "fast"}))
+elif mode == "string_metric":
+    out.write(json.dumps({"output_throughput_tok_s": "fast"}))
 elif mode == "malformed":
     out.write('{"throughput": 12.5,')
 elif mode == "empty":

@@ -1,21 +1,18 @@
 //! The built-in serving model through its public API: calibration, outcomes, determinism.
 
+use crate::common::{default_workload, synthetic};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use sweeper_cli::builtin::BuiltinEvaluator;
 use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator, RawReport};
+use sweeper_goal::Load;
 
 fn request(params: &Value, concurrency: Option<u64>, ratio: Option<f64>) -> EvalRequest {
-    EvalRequest {
-        id: 7,
-        parameters: params.as_object().cloned().unwrap_or_default(),
-        used_gpus: None,
-        concurrency,
-        kv_load_ratio: ratio,
-        workload: json!({"isl": 4000, "osl": 500, "num_request_ratio": 10}),
-        sla: None,
-        planner_target: None,
-    }
+    let mut r = EvalRequest::new(7, params.as_object().cloned().unwrap_or_default());
+    r.concurrency = concurrency;
+    r.kv_load_ratio = ratio;
+    r.workload = default_workload();
+    r
 }
 
 fn report(outcome: EvalOutcome) -> RawReport {
@@ -217,14 +214,17 @@ fn unsupported_and_infeasible_candidates() {
 fn workloads_it_cannot_model() {
     let model = BuiltinEvaluator::from_config(&json!({})).unwrap();
     let mut r = request(&json!({}), Some(4), None);
-    r.workload = json!({"trace_path": "x.jsonl"});
+    r.workload = Some(sweeper_goal::Workload::Trace {
+        trace_path: "x.jsonl".into(),
+        replay_concurrency: None,
+    });
     assert!(matches!(model.evaluate(0, &r), EvalOutcome::Unsupported(m) if m.contains("trace")));
     r.concurrency = None;
-    r.workload = json!({"osl": 100});
+    r.workload = synthetic(0, 100, 10.0, Load::Concurrency(4));
     assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(m) if m.contains("isl")));
-    r.workload = json!({"isl": 100, "osl": 100, "concurrency": 4});
+    r.workload = synthetic(100, 100, 10.0, Load::Concurrency(4));
     assert_eq!(report(model.evaluate(0, &r))["concurrency"], 4.0);
-    r.workload = json!({"isl": 100, "osl": 100});
+    r.workload = synthetic(100, 100, 10.0, Load::KvLoadRange { min: 0.0, max: 1.0 });
     assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(m) if m.contains("no load")));
 }
 
@@ -233,8 +233,7 @@ fn open_loop_request_rate() {
     let model = BuiltinEvaluator::from_config(&json!({})).unwrap();
     let mut r = request(&json!({"tp": 2, "max_batch_size": 64}), None, None);
     let at = |r: &mut EvalRequest, rate: f64| {
-        r.workload =
-            json!({"isl": 4000, "osl": 500, "num_request_ratio": 100, "request_rate": rate});
+        r.workload = synthetic(4000, 500, 100.0, Load::RequestRate(rate));
         report(model.evaluate(0, r))
     };
     // Below saturation every arrival is served: throughput = rate × osl.
@@ -250,7 +249,7 @@ fn open_loop_request_rate() {
     assert!((over["output_throughput_tok_s"] - over2["output_throughput_tok_s"]).abs() < 1e-6);
     assert!(over["output_throughput_tok_s"] < 50.0 * 500.0);
     assert!(over["mean_ttft_ms"] > 10.0 * busier["mean_ttft_ms"]);
-    r.workload = json!({"isl": 100, "osl": 100, "request_rate": -1.0});
+    r.workload = synthetic(100, 100, 10.0, Load::RequestRate(-1.0));
     assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(m) if m.contains("request_rate")));
 }
 

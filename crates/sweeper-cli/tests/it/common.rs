@@ -53,3 +53,31 @@ pub(crate) fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::Te
 
 /// The copied `AgentX` rows of `Kimi-K2.5` NVFP4 on B200 (22 rows; tp 4 and 8).
 pub(crate) const KIMI: &str = "agentx_kimi-k2.5-nvfp4_b200_vllm.csv";
+
+/// A synthetic workload block (built directly, so that tests can also make ones that a
+/// config would reject).
+#[allow(clippy::unnecessary_wraps)] // the request's field is an Option
+pub(crate) fn synthetic(
+    isl: u64,
+    osl: u64,
+    num_request_ratio: f64,
+    load: sweeper_goal::Load,
+) -> Option<sweeper_goal::Workload> {
+    Some(sweeper_goal::Workload::Synthetic {
+        isl,
+        osl,
+        num_request_ratio,
+        load,
+    })
+}
+
+/// The workload most tests send: isl 4000, osl 500, 10 requests per unit of load, and a
+/// load the request itself overrides.
+pub(crate) fn default_workload() -> Option<sweeper_goal::Workload> {
+    synthetic(
+        4000,
+        500,
+        10.0,
+        sweeper_goal::Load::KvLoadRange { min: 0.0, max: 1.0 },
+    )
+}

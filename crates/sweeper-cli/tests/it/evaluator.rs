@@ -43,16 +43,17 @@ fn persistent(workers: usize, start_log: &Path) -> CommandSpec {
 /// The candidate object of the issue's example.
 fn request(id: u64) -> EvalRequest {
     let parameters = json!({"tp": 2, "replicas": 4, "router": "kv_aware", "backend": "trtllm"});
-    EvalRequest {
-        id,
-        parameters: parameters.as_object().unwrap().clone(),
-        used_gpus: Some(8),
-        concurrency: Some(64),
-        kv_load_ratio: None,
-        workload: json!({"isl": 4000, "osl": 500, "num_request_ratio": 10}),
-        sla: Some(json!({"e2e_ms": 20000})),
-        planner_target: Some("throughput".to_owned()),
-    }
+    let mut r = EvalRequest::new(id, parameters.as_object().unwrap().clone());
+    r.used_gpus = Some(8);
+    r.concurrency = Some(64);
+    r.workload = crate::common::synthetic(4000, 500, 10.0, sweeper_goal::Load::Concurrency(64));
+    r.sla = Some(sweeper_goal::Sla {
+        e2e_ms: Some(20000.0),
+        ..sweeper_goal::Sla::default()
+    });
+    r.extra
+        .insert("planner_target".to_owned(), json!("throughput"));
+    r
 }
 
 /// A request whose `action` parameter tells `persistent.py` what to do.
@@ -132,8 +133,8 @@ fn the_candidate_serializes_to_the_issue_shape() {
                "used_gpus": 8,
                "concurrency": 64,
                "kv_load_ratio": null,
-               "workload": {"isl": 4000, "osl": 500, "num_request_ratio": 10},
-               "sla": {"e2e_ms": 20000},
+               "workload": {"isl": 4000, "osl": 500, "num_request_ratio": 10, "concurrency": 64},
+               "sla": {"e2e_ms": 20000.0},
                "planner_target": "throughput"})
     );
 }
@@ -237,10 +238,17 @@ fn a_nan_report_fails_naming_the_metric() {
 }
 
 #[test]
-fn a_non_numeric_report_fails_naming_the_metric() {
+fn a_string_value_is_kept_as_a_label() {
+    let report = report(run(oneshot("string")));
+    assert!(report.metrics.is_empty(), "{report:?}");
+    assert_eq!(report.labels["throughput"], "fast");
+}
+
+#[test]
+fn a_string_under_a_scored_metric_fails_naming_it() {
     assert_eq!(
-        failed(run(oneshot("string"))),
-        "metric `throughput` is not a number (got a string)"
+        failed(run(oneshot("string_metric"))),
+        "metric `output_throughput_tok_s` is not a number (got a string)"
     );
 }
 

@@ -225,20 +225,15 @@ fn front_example_from_the_builtin_model() {
             }
             for batch in [8u64, 16, 32, 64, 128, 256, 512] {
                 for ratio in [0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0] {
-                    let request = EvalRequest {
-                        id: 0,
-                        parameters:
-                            json!({"tp": tp, "replicas": replicas, "max_batch_size": batch})
-                                .as_object()
-                                .cloned()
-                                .unwrap(),
-                        used_gpus: None,
-                        concurrency: None,
-                        kv_load_ratio: Some(ratio),
-                        workload: json!({"isl": 4000, "osl": 500, "num_request_ratio": 10}),
-                        sla: None,
-                        planner_target: None,
-                    };
+                    let mut request = EvalRequest::new(
+                        0,
+                        json!({"tp": tp, "replicas": replicas, "max_batch_size": batch})
+                            .as_object()
+                            .cloned()
+                            .unwrap(),
+                    );
+                    request.kv_load_ratio = Some(ratio);
+                    request.workload = crate::common::default_workload();
                     if let EvalOutcome::Report(r) = model.evaluate(0, &request) {
                         let avg_gpu = r["gpu_hours"] / (r["duration_ms"] / 3_600_000.0);
                         points.push(vec![

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator};
 use sweeper_cli::provider::ServingPlanner;
-use sweeper_cli::run::{Quiet, RunOptions, Status, Sweeper};
+use sweeper_cli::run::{FileJournal, RunError, Status, Sweeper, write_outputs};
 use sweeper_score::front::dominates;
 
 /// A toy serving model: throughput grows with GPUs and falls with router imbalance;
@@ -60,7 +60,7 @@ impl Evaluator for Toy {
         if request.used_gpus.is_none() {
             r.insert("used_gpus".to_owned(), gpus);
         }
-        EvalOutcome::Report(r)
+        EvalOutcome::Report(r.into())
     }
 }
 
@@ -68,12 +68,26 @@ fn config(yaml: &str) -> sweeper_goal::SweepConfig {
     sweeper_goal::parse(yaml).unwrap_or_else(|e| panic!("test config invalid: {e}\n{yaml}"))
 }
 
-fn options(dir: &std::path::Path, resume: bool) -> RunOptions {
-    RunOptions {
-        out_dir: dir.to_owned(),
-        resume,
-        title: "toy".into(),
-    }
+/// Runs a sweep with a file journal in `dir` (reopened when `resume`), and writes its
+/// result files there, as `sweeper run` does.
+fn sweep(
+    cfg: &sweeper_goal::SweepConfig,
+    evaluator: &dyn Evaluator,
+    dir: &std::path::Path,
+    resume: bool,
+) -> Result<sweeper_cli::RunResult, RunError> {
+    let path = dir.join("journal.jsonl");
+    let mut journal = if resume {
+        FileJournal::open(&path, cfg)?
+    } else {
+        FileJournal::create(&path, cfg)?
+    };
+    let result = Sweeper::builder(cfg)
+        .evaluator(evaluator)
+        .journal(&mut journal)
+        .run()?;
+    write_outputs(dir, cfg, &result, "toy")?;
+    Ok(result)
 }
 
 const SCALAR: &str = "
@@ -107,9 +121,7 @@ fn scalar_goal_returns_a_ranking_best_first_within_budget() {
     let cfg = config(SCALAR);
     let toy = Toy::new();
     let dir = tempfile::tempdir().unwrap();
-    let result = Sweeper::new(&cfg, &toy, &mut Quiet)
-        .run(&options(dir.path(), false))
-        .unwrap();
+    let result = sweep(&cfg, &toy, dir.path(), false).unwrap();
     assert!(!result.pareto);
     assert!(!result.candidates.is_empty());
     for pair in result.candidates.windows(2) {
@@ -156,9 +168,7 @@ fn pareto_goal_returns_the_sorted_nondominated_set() {
     let cfg = config(PARETO);
     let toy = Toy::new();
     let dir = tempfile::tempdir().unwrap();
-    let result = Sweeper::new(&cfg, &toy, &mut Quiet)
-        .run(&options(dir.path(), false))
-        .unwrap();
+    let result = sweep(&cfg, &toy, dir.path(), false).unwrap();
     assert!(result.pareto);
     let dirs = [
         sweeper_goal::Direction::Maximize,
@@ -224,9 +234,7 @@ fn everything_over_budget_gives_an_empty_result() {
     );
     let toy = Toy::new();
     let dir = tempfile::tempdir().unwrap();
-    let result = Sweeper::new(&cfg, &toy, &mut Quiet)
-        .run(&options(dir.path(), false))
-        .unwrap();
+    let result = sweep(&cfg, &toy, dir.path(), false).unwrap();
     assert!(result.candidates.is_empty());
     assert_eq!(toy.calls() as u64, result.tallies.infeasible);
     assert_eq!(result.tallies.feasible, 0);
@@ -246,9 +254,7 @@ fn failures_and_unsupported_are_tallied_with_reasons_and_never_abort() {
     toy.fail_tp = Some(1);
     toy.unsupported_tp = Some(2);
     let dir = tempfile::tempdir().unwrap();
-    let result = Sweeper::new(&cfg, &toy, &mut Quiet)
-        .run(&options(dir.path(), false))
-        .unwrap();
+    let result = sweep(&cfg, &toy, dir.path(), false).unwrap();
     assert!(result.tallies.failed > 0, "{:?}", result.tallies);
     assert!(result.tallies.unsupported > 0, "{:?}", result.tallies);
     let reasons: Vec<&str> = result.reasons.iter().map(|(r, _)| r.as_str()).collect();
@@ -283,9 +289,7 @@ sweep: {max_rounds: 3, candidates_per_round: 4, parallel_evals: 2, seed: 1, algo
     let cfg = config(yaml);
     let toy = Toy::new();
     let dir = tempfile::tempdir().unwrap();
-    let result = Sweeper::new(&cfg, &toy, &mut Quiet)
-        .run(&options(dir.path(), false))
-        .unwrap();
+    let result = sweep(&cfg, &toy, dir.path(), false).unwrap();
     let distinct: std::collections::BTreeSet<String> = result
         .trials
         .iter()
@@ -306,9 +310,7 @@ fn max_trials_caps_suggestions_exactly() {
         ));
         let toy = Toy::new();
         let dir = tempfile::tempdir().unwrap();
-        let result = Sweeper::new(&cfg, &toy, &mut Quiet)
-            .run(&options(dir.path(), false))
-            .unwrap();
+        let result = sweep(&cfg, &toy, dir.path(), false).unwrap();
         assert_eq!(result.trials.len(), max, "max_trials {max}");
     }
 }
@@ -317,17 +319,17 @@ fn max_trials_caps_suggestions_exactly() {
 fn the_provider_maps_the_goal_into_every_candidate() {
     let cfg = config(&SCALAR.replace("target: throughput_per_gpu", "target: e2e_latency"));
     let toy = Toy::new();
-    let dir = tempfile::tempdir().unwrap();
     let mut planner = ServingPlanner::new();
-    Sweeper::new(&cfg, &toy, &mut Quiet)
-        .with_provider(&mut planner)
-        .run(&options(dir.path(), false))
+    Sweeper::builder(&cfg)
+        .evaluator(&toy)
+        .provider(&mut planner)
+        .run()
         .unwrap();
     let seen = toy.seen.lock().unwrap();
     assert!(!seen.is_empty());
     assert!(
         seen.iter()
-            .all(|r| r.planner_target.as_deref() == Some("latency"))
+            .all(|r| r.extra.get("planner_target") == Some(&serde_json::json!("latency")))
     );
 }
 
@@ -345,9 +347,7 @@ fn resume_after_a_kill_gives_the_uninterrupted_result_without_reevaluating() {
     let cfg = config(PARETO);
     let full_dir = tempfile::tempdir().unwrap();
     let full_toy = Toy::new();
-    let full = Sweeper::new(&cfg, &full_toy, &mut Quiet)
-        .run(&options(full_dir.path(), false))
-        .unwrap();
+    let full = sweep(&cfg, &full_toy, full_dir.path(), false).unwrap();
     let journal = std::fs::read_to_string(full_dir.path().join("journal.jsonl")).unwrap();
     let lines: Vec<&str> = journal.lines().collect();
     // kill points: after the header, in the middle, near the end, and a torn last line
@@ -366,9 +366,7 @@ fn resume_after_a_kill_gives_the_uninterrupted_result_without_reevaluating() {
             })
             .count();
         let toy = Toy::new();
-        let resumed = Sweeper::new(&cfg, &toy, &mut Quiet)
-            .run(&options(dir.path(), true))
-            .unwrap();
+        let resumed = sweep(&cfg, &toy, dir.path(), true).unwrap();
         assert_eq!(summary(&resumed), summary(&full), "cut at line {cut}");
         assert_eq!(
             toy.calls(),
@@ -382,24 +380,28 @@ fn resume_after_a_kill_gives_the_uninterrupted_result_without_reevaluating() {
 fn a_journal_of_another_config_is_refused() {
     let cfg = config(PARETO);
     let dir = tempfile::tempdir().unwrap();
-    Sweeper::new(&cfg, &Toy::new(), &mut Quiet)
-        .run(&options(dir.path(), false))
-        .unwrap();
+    sweep(&cfg, &Toy::new(), dir.path(), false).unwrap();
     let other = config(&PARETO.replace("seed: 3", "seed: 4"));
-    let err = Sweeper::new(&other, &Toy::new(), &mut Quiet)
-        .run(&options(dir.path(), true))
-        .unwrap_err();
+    let err = sweep(&other, &Toy::new(), dir.path(), true).unwrap_err();
     assert!(err.to_string().contains("another config"), "{err}");
 }
 
 #[test]
 fn the_same_seed_gives_the_same_result() {
     let cfg = config(PARETO);
-    let a = Sweeper::new(&cfg, &Toy::new(), &mut Quiet)
-        .run(&options(tempfile::tempdir().unwrap().path(), false))
-        .unwrap();
-    let b = Sweeper::new(&cfg, &Toy::new(), &mut Quiet)
-        .run(&options(tempfile::tempdir().unwrap().path(), false))
-        .unwrap();
+    let a = sweep(
+        &cfg,
+        &Toy::new(),
+        tempfile::tempdir().unwrap().path(),
+        false,
+    )
+    .unwrap();
+    let b = sweep(
+        &cfg,
+        &Toy::new(),
+        tempfile::tempdir().unwrap().path(),
+        false,
+    )
+    .unwrap();
     assert_eq!(summary(&a), summary(&b));
 }

@@ -1,0 +1,367 @@
+//! The ledger: the one state of a sweep's outcomes (cache, tallies, reasons, trials, front),
+//! fed by the live loop and by journal replay alike, so that scoring and tallying are
+//! written once.
+
+use super::{RunError, RunResult, Status, Tallies, TrialResult};
+use crate::evaluator::{EvalOutcome, RawReport};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use sweeper_goal::{Objective, SweepConfig};
+use sweeper_score::{Candidate, Report};
+
+/// How a trial came to its outcome.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Source {
+    /// The evaluator answered (or the journal recorded its answer).
+    Evaluated(EvalOutcome),
+    /// Decided before any evaluation (over the GPU budget, an unusable GPU count).
+    Early(Status, String),
+    /// A duplicate of an evaluated configuration: answered from the cache.
+    CacheHit,
+}
+
+/// One trial handed to [`Ledger::record`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Entry {
+    /// Trial id.
+    pub trial: u64,
+    /// The candidate's parameters, a searched `kv_load_ratio` included: what makes two
+    /// trials the same configuration.
+    pub parameters: Map<String, Value>,
+    /// The GPU count the search space declares, if it does.
+    pub declared_gpus: Option<u64>,
+    /// How it ended.
+    pub source: Source,
+}
+
+impl Entry {
+    /// An entry for `trial` with these parameters and source.
+    pub fn new(
+        trial: u64,
+        parameters: Map<String, Value>,
+        declared_gpus: Option<u64>,
+        source: Source,
+    ) -> Entry {
+        Entry {
+            trial,
+            parameters,
+            declared_gpus,
+            source,
+        }
+    }
+}
+
+/// What [`Ledger::record`] decided for a trial: what the proposer is told.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The trial's status.
+    pub status: Status,
+    /// Why, for everything but feasible.
+    pub reason: Option<String>,
+    /// The measurement to observe (feasible trials and their cache hits), else `None`
+    /// (observe it as infeasible).
+    pub measurement: Option<BTreeMap<String, f64>>,
+}
+
+/// The result an evaluated configuration came to, reused for its duplicates.
+#[derive(Debug, Clone)]
+struct Cached {
+    reason: Option<String>,
+    measurement: Option<BTreeMap<String, f64>>,
+    report: Option<RawReport>,
+}
+
+/// Every outcome of a sweep so far.
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    objectives: Vec<Objective>,
+    pareto: bool,
+    budget: f64,
+    cache: HashMap<String, Cached>,
+    tallies: Tallies,
+    reasons: HashMap<String, u64>,
+    trials: Vec<TrialResult>,
+    evaluated: Vec<Candidate>,
+    best_score: Option<f64>,
+    front_len: usize,
+}
+
+/// The cache key of a configuration: its parameters as JSON (maps are ordered by key).
+pub(crate) fn key_of(parameters: &Map<String, Value>) -> String {
+    Value::Object(parameters.clone()).to_string()
+}
+
+impl Ledger {
+    /// An empty ledger for `config`'s goal and GPU budget.
+    pub fn new(config: &SweepConfig) -> Ledger {
+        Ledger {
+            objectives: config.goal.objectives().to_vec(),
+            pareto: config.goal.is_pareto(),
+            budget: config.search_space.gpu_budget as f64,
+            cache: HashMap::new(),
+            tallies: Tallies::default(),
+            reasons: HashMap::new(),
+            trials: Vec::new(),
+            evaluated: Vec::new(),
+            best_score: None,
+            front_len: 0,
+        }
+    }
+
+    /// Whether a configuration (its parameters) was evaluated already.
+    pub fn has_cached(&self, parameters: &Map<String, Value>) -> bool {
+        self.cache.contains_key(&key_of(parameters))
+    }
+
+    /// Records one trial: classifies the outcome (feasibility checks only the GPU budget),
+    /// scores a feasible report, answers a duplicate from the cache, and tallies it.
+    pub fn record(&mut self, entry: Entry) -> Result<Verdict, RunError> {
+        let Entry {
+            trial,
+            parameters,
+            declared_gpus,
+            source,
+        } = entry;
+        let key = key_of(&parameters);
+        let mut config = parameters;
+        if let Some(g) = declared_gpus {
+            config.insert("used_gpus".into(), Value::from(g));
+        }
+        let mut score = None;
+        let (status, reason, measurement, report) = match source {
+            Source::Early(status, reason) => (status, Some(reason), None, None),
+            Source::Evaluated(outcome) => {
+                let (mut status, mut reason, report) =
+                    classify(&outcome, declared_gpus, self.budget);
+                let mut measurement = None;
+                if let Some(raw) = &report {
+                    record_load(&mut config, raw);
+                    if status == Status::Feasible {
+                        let index = usize::try_from(trial).unwrap_or(usize::MAX);
+                        match Report::from_map(index, raw.metrics.clone()) {
+                            Ok(scored) => {
+                                let candidate = sweeper_score::make_candidate(
+                                    index,
+                                    config.clone(),
+                                    &scored,
+                                    &self.objectives,
+                                    self.pareto,
+                                );
+                                measurement = Some(measurement_of(&candidate, self.pareto));
+                                score = Some(candidate.score);
+                                self.evaluated.push(candidate);
+                            }
+                            Err(e) => {
+                                status = Status::Failed;
+                                reason = Some(e.to_string());
+                            }
+                        }
+                    }
+                }
+                self.cache.insert(
+                    key,
+                    Cached {
+                        reason: reason.clone(),
+                        measurement: measurement.clone(),
+                        report: report.clone(),
+                    },
+                );
+                (status, reason, measurement, report)
+            }
+            Source::CacheHit => match self.cache.get(&key) {
+                Some(hit) => (
+                    Status::CacheHit,
+                    hit.reason.clone(),
+                    hit.measurement.clone(),
+                    hit.report.clone(),
+                ),
+                None => (
+                    Status::Failed,
+                    Some("internal: a cache hit of a configuration never evaluated".to_owned()),
+                    None,
+                    None,
+                ),
+            },
+        };
+        if status == Status::Feasible
+            && let Some(s) = score
+        {
+            self.best_score = Some(self.best_score.map_or(s, |b| b.max(s)));
+            if self.pareto {
+                self.front_len =
+                    sweeper_score::pareto_front(&self.evaluated, &self.objectives)?.len();
+            }
+        }
+        self.tallies.count(status);
+        if let Some(r) = &reason
+            && !matches!(status, Status::CacheHit | Status::Feasible)
+        {
+            *self.reasons.entry(reason_group(r)).or_insert(0) += 1;
+        }
+        let (metrics, labels) = report.map(|r| (r.metrics, r.labels)).unwrap_or_default();
+        self.trials.push(TrialResult {
+            trial,
+            config,
+            status,
+            reason: reason.clone(),
+            score: if status == Status::Feasible {
+                score
+            } else {
+                None
+            },
+            metrics,
+            labels,
+        });
+        Ok(Verdict {
+            status,
+            reason,
+            measurement,
+        })
+    }
+
+    /// Counts of every outcome so far.
+    pub fn tallies(&self) -> Tallies {
+        self.tallies
+    }
+
+    /// The best score so far (a scalar goal's; `None` under a pareto goal).
+    pub fn best_score(&self) -> Option<f64> {
+        if self.pareto { None } else { self.best_score }
+    }
+
+    /// The size of the current front (pareto goals), else `None`.
+    pub fn front_size(&self) -> Option<usize> {
+        self.pareto.then_some(self.front_len)
+    }
+
+    /// Every trial recorded so far, in order.
+    pub fn trials(&self) -> &[TrialResult] {
+        &self.trials
+    }
+
+    /// The result: the front (pareto goal) or ranking (scalar goal) of the feasible
+    /// candidates, and the failure reasons most frequent first.
+    pub fn into_result(self) -> Result<RunResult, RunError> {
+        let candidates = if self.pareto {
+            sweeper_score::pareto_front(&self.evaluated, &self.objectives)?
+        } else {
+            sweeper_score::rank(self.evaluated.clone())
+        };
+        let mut reasons: Vec<(String, u64)> = self.reasons.into_iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok(RunResult {
+            candidates,
+            evaluated: self.evaluated,
+            trials: self.trials,
+            tallies: self.tallies,
+            reasons,
+            pareto: self.pareto,
+            objectives: self.objectives,
+        })
+    }
+}
+
+/// Copies what the evaluator reports about the load it ran (and the GPUs, when the search
+/// space does not declare them) into the candidate's configuration.
+pub(crate) fn record_load(config: &mut Map<String, Value>, report: &RawReport) {
+    for key in ["concurrency", "kv_capacity_tokens"] {
+        if let Some(v) = report.get(key) {
+            config.insert(key.into(), json_number(*v));
+        }
+    }
+    if !config.contains_key("used_gpus") {
+        config.insert("used_gpus".into(), json_number(report_gpus(report)));
+    }
+}
+
+/// The group a failure reason is counted under in the summary: over-budget reasons differ
+/// only in the GPU count, so they count as one.
+fn reason_group(reason: &str) -> String {
+    match reason.split_once(" > ") {
+        Some((head, budget)) if head.starts_with("over gpu_budget: used_gpus=") => {
+            format!("over gpu_budget: used_gpus > {budget}")
+        }
+        _ => reason.to_owned(),
+    }
+}
+
+/// The study measurement of a feasible candidate: the signed score under `objective` for a
+/// scalar goal, every objective's raw value for a pareto goal.
+fn measurement_of(candidate: &Candidate, pareto: bool) -> BTreeMap<String, f64> {
+    if pareto {
+        candidate
+            .objectives
+            .iter()
+            .flatten()
+            .map(|(o, v)| (o.name().to_owned(), *v))
+            .collect()
+    } else {
+        BTreeMap::from([("objective".to_owned(), candidate.score)])
+    }
+}
+
+/// The GPU count a report gives (`used_gpus`, else `total_gpus`, else 0).
+fn report_gpus(report: &RawReport) -> f64 {
+    report
+        .get("used_gpus")
+        .or_else(|| report.get("total_gpus"))
+        .copied()
+        .unwrap_or(0.0)
+}
+
+/// A number as JSON: whole numbers as integers, `±inf` as the strings of
+/// [`sweeper_score::json_f64`].
+pub(crate) fn json_number(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        Value::from(v as i64)
+    } else {
+        sweeper_score::json_f64::to_value(v)
+    }
+}
+
+/// Turns an evaluation outcome into a status: feasibility checks only the GPU budget.
+pub(crate) fn classify(
+    outcome: &EvalOutcome,
+    declared_gpus: Option<u64>,
+    budget: f64,
+) -> (Status, Option<String>, Option<RawReport>) {
+    match outcome {
+        EvalOutcome::Report(report) => {
+            let used = declared_gpus.map_or_else(|| report_gpus(report), |g| g as f64);
+            if sweeper_score::is_feasible(used, budget) {
+                (Status::Feasible, None, Some(report.clone()))
+            } else {
+                (
+                    Status::Infeasible,
+                    Some(format!(
+                        "over gpu_budget: used_gpus={used} > gpu_budget={budget}"
+                    )),
+                    Some(report.clone()),
+                )
+            }
+        }
+        EvalOutcome::Failed(r) => (Status::Failed, Some(r.clone()), None),
+        EvalOutcome::Unsupported(r) => (Status::Unsupported, Some(r.clone()), None),
+        EvalOutcome::TimedOut(r) | EvalOutcome::Infeasible(r) => {
+            (Status::Infeasible, Some(r.clone()), None)
+        }
+    }
+}
+
+/// The source a journal's record stands for: a cache hit, the recorded answer, or `None`
+/// when the trial did not finish.
+pub(crate) fn replayed_source(rec: &super::journal::Recorded) -> Option<Source> {
+    let reason = rec.reason.clone().unwrap_or_default();
+    Some(match rec.status {
+        Status::Pending => return None,
+        Status::CacheHit => Source::CacheHit,
+        Status::Feasible | Status::Infeasible => match &rec.report {
+            Some(report) => Source::Evaluated(EvalOutcome::Report(report.clone())),
+            None => Source::Evaluated(EvalOutcome::Infeasible(reason)),
+        },
+        Status::Failed => Source::Evaluated(EvalOutcome::Failed(reason)),
+        Status::Unsupported => Source::Evaluated(EvalOutcome::Unsupported(reason)),
+    })
+}
