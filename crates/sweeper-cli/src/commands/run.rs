@@ -128,9 +128,11 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let mut journal = if resume {
         FileJournal::open(&journal_path, &config)
     } else {
-        FileJournal::create(&journal_path, &config)
+        FileJournal::create_titled(&journal_path, &config, Some(&setup.title))
     }
     .map_err(|e| run_error(&e))?;
+    // the title the sweep started with, whatever the config file is called now
+    let title = journal.title().unwrap_or(&setup.title).to_owned();
     if resume {
         let source = match &args.config {
             Some(path) => format!("the config {}", path.display()),
@@ -201,7 +203,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
         }
         Err(e) => return Err(run_error(&e)),
     };
-    write_outputs(&out_dir, &config, &result, &setup.title).map_err(|e| run_error(&e))?;
+    write_outputs(&out_dir, &config, &result, &title).map_err(|e| run_error(&e))?;
     drop(journal);
 
     let t = &result.tallies;
@@ -237,7 +239,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             "no candidate was feasible: every trial was over the GPU budget, failed or unsupported (see the reasons above and journal.jsonl)",
         ));
     }
-    let file = ResultFile::new(&config, &result, &setup.title);
+    let file = ResultFile::new(&config, &result, &title);
     print_result(&file, args.format, args.top)
 }
 

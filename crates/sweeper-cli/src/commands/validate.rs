@@ -1,7 +1,8 @@
 //! `sweeper validate CONFIG`: check a sweep config and print what it resolves to.
 //!
 //! Exit 0 and the resolved goal on stdout when the config is valid; exit 1 with the error on
-//! stderr (nothing on stdout) when it is not; exit 2 when the file cannot be read.
+//! stderr (nothing on stdout) when it is not; exit 2 when the file cannot be read. "Valid"
+//! means what `sweeper run` needs before its first trial ([`sweeper_cli::run::check_runnable`]).
 
 use super::{CliError, CliResult, Format, print_stdout};
 use serde_json::{Value, json};
@@ -35,6 +36,12 @@ pub(crate) fn run(args: &Args) -> CliResult {
                 CliError::invalid(message)
             }
         }
+    })?;
+    // What `sweeper run` checks before its first trial, checked here too: the search space
+    // the sampler can represent, the built-in model's presets and keys, the evaluator's
+    // program.
+    sweeper_cli::run::check_runnable(&cfg).map_err(|e| {
+        CliError::invalid(format!("{}: invalid config: {e}", args.config.display()))
     })?;
     let out = match args.format {
         Format::Json => {

@@ -52,6 +52,9 @@ pub(crate) enum Line {
         seed: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         config: Option<Value>,
+        /// What the sweep is called (its plot title), so that a resume keeps it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
     },
     /// A trial the proposer suggested, in the `batch`-th call, which asked for `count`.
     Suggest {
@@ -126,6 +129,7 @@ pub struct FileJournal {
     len: u64,
     replay: Replay,
     torn: u64,
+    title: Option<String>,
 }
 
 /// A stable 64-bit FNV-1a hash, hex: the fingerprint of a config (not cryptographic; it only
@@ -193,6 +197,16 @@ impl FileJournal {
     /// header, and locks it. Fails with [`RunError::JournalExists`] when the file exists:
     /// a journal is never replaced.
     pub fn create(path: impl AsRef<Path>, config: &SweepConfig) -> Result<FileJournal, RunError> {
+        FileJournal::create_titled(path, config, None)
+    }
+
+    /// [`create`](Self::create), recording a title (the plot title of the sweep) that
+    /// [`title`](Self::title) gives back after [`open`](Self::open).
+    pub fn create_titled(
+        path: impl AsRef<Path>,
+        config: &SweepConfig,
+        title: Option<&str>,
+    ) -> Result<FileJournal, RunError> {
         let path = path.as_ref();
         let file = OpenOptions::new()
             .read(true)
@@ -212,8 +226,9 @@ impl FileJournal {
             len: 0,
             replay: Replay::default(),
             torn: 0,
+            title: title.map(str::to_owned),
         };
-        let write = journal.append(&header(config));
+        let write = journal.append(&header(config, title));
         if let Err(e) = write {
             // a journal without its header cannot be resumed: leave nothing behind
             drop(journal);
@@ -254,6 +269,7 @@ impl FileJournal {
             len: complete as u64,
             replay: Replay::default(),
             torn,
+            title: None,
         };
         if torn > 0 {
             // a kill or a full disk mid-line: the line's trial is simply not finished
@@ -265,15 +281,22 @@ impl FileJournal {
         }
         if text.trim().is_empty() {
             // killed while writing the header: nothing was recorded, start the journal again
-            journal.append(&header(config))?;
+            journal.append(&header(config, None))?;
             return Ok(journal);
         }
-        journal.replay = parse(path, text, Some(config))?;
+        let (replay, title) = parse(path, text, Some(config))?;
+        journal.replay = replay;
+        journal.title = title;
         journal
             .file
             .seek(SeekFrom::End(0))
             .map_err(|e| RunError::io(path, e))?;
         Ok(journal)
+    }
+
+    /// The title recorded by [`create_titled`](Self::create_titled), if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
     }
 
     /// The journal file.
@@ -323,13 +346,14 @@ impl FileJournal {
     }
 }
 
-fn header(config: &SweepConfig) -> Line {
+fn header(config: &SweepConfig, title: Option<&str>) -> Line {
     let meaning = meaning(config);
     Line::Header {
         sweeper: env!("CARGO_PKG_VERSION").to_owned(),
         fingerprint: fingerprint(&meaning.to_string()),
         seed: config.sweep.seed,
         config: Some(meaning),
+        title: title.map(str::to_owned),
     }
 }
 
@@ -350,12 +374,17 @@ pub(crate) fn read(path: &Path, config: Option<&SweepConfig>) -> Result<Replay, 
             detail: "the journal is empty".into(),
         });
     }
-    parse(path, text, config)
+    parse(path, text, config).map(|(replay, _)| replay)
 }
 
-/// Parses the complete lines of a journal.
-fn parse(path: &Path, text: &str, config: Option<&SweepConfig>) -> Result<Replay, RunError> {
+/// Parses the complete lines of a journal: what it records, and its title.
+fn parse(
+    path: &Path,
+    text: &str,
+    config: Option<&SweepConfig>,
+) -> Result<(Replay, Option<String>), RunError> {
     let mut replay = Replay::default();
+    let mut title = None;
     let bad = |number: usize, detail: String| RunError::Journal {
         path: path.to_owned(),
         line: Some(number + 1),
@@ -371,11 +400,13 @@ fn parse(path: &Path, text: &str, config: Option<&SweepConfig>) -> Result<Replay
             Line::Header {
                 fingerprint: found,
                 config: recorded,
+                title: recorded_title,
                 ..
             } => {
                 if number != 0 {
                     return Err(bad(number, "a second header".into()));
                 }
+                title = recorded_title;
                 if let Some(config) = config {
                     check_header(path, config, &found, recorded.as_ref())?;
                 }
@@ -438,7 +469,7 @@ fn parse(path: &Path, text: &str, config: Option<&SweepConfig>) -> Result<Replay
         .collect();
     orphans.sort_unstable();
     replay.order.extend(orphans);
-    Ok(replay)
+    Ok((replay, title))
 }
 
 fn check_header(

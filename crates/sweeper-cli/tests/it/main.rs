@@ -6,6 +6,7 @@ mod common;
 mod evaluator;
 mod front;
 mod plot;
+mod resume;
 mod run;
 mod score;
 mod validate;
