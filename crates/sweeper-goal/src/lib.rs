@@ -85,6 +85,12 @@
 //!   block must be a mapping and is otherwise opaque (the cli crate checks it).
 //! - **Sweep**: `max_rounds`, `candidates_per_round`, `parallel_evals` fit in `u32`;
 //!   `seed` is any `u64`; `algorithm` also accepts `quasi_random` and `grid` (extensions).
+//! - **Failures**: `sweep.max_consecutive_failures` (an extension: an integer `>= 1` that
+//!   fits in `u32`, default 10) stops a sweep, exit 1 with the journal kept for `--resume`,
+//!   once the evaluator failed that many trials in a row. SPEC 7 lets no single failing
+//!   evaluation abort a sweep, and none does; an evaluator that fails every time is what
+//!   this catches. Only failed evaluations (crash, non-zero exit, malformed report, program
+//!   not runnable) count, not infeasible or unsupported candidates.
 //! - **Serialization**: `SweepConfig::to_yaml` (feature `yaml`) and
 //!   [`SweepConfig::to_json_string`] write every default and the resolved goal (pareto
 //!   objectives explicit; a defaulted load range written out), so each is the fully
@@ -118,7 +124,7 @@ pub use space::{
     DEFAULT_GPU_BUDGET, ParameterSpec, RESERVED_PARAMETER_NAMES, SearchSpaceConfig, UsedGpus,
 };
 pub use sweep::{
-    AlgorithmName, DEFAULT_MAX_EVAL_SECONDS, DEFAULT_MAX_ROUNDS, DEFAULT_PARALLEL_EVALS,
-    DEFAULT_SEED, SweepSettings,
+    AlgorithmName, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_EVAL_SECONDS, DEFAULT_MAX_ROUNDS,
+    DEFAULT_PARALLEL_EVALS, DEFAULT_SEED, SweepSettings,
 };
 pub use workload::{Load, Workload};

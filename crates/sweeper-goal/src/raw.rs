@@ -295,7 +295,7 @@ pub(crate) struct RawEvaluator {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with keys max_rounds, candidates_per_round, parallel_evals, max_eval_seconds, max_trials, seed, algorithm"
+    expecting = "a mapping with keys max_rounds, candidates_per_round, parallel_evals, max_eval_seconds, max_trials, max_consecutive_failures, seed, algorithm"
 )]
 pub(crate) struct RawSweep {
     pub(crate) max_rounds: Option<RawValue>,
@@ -303,6 +303,7 @@ pub(crate) struct RawSweep {
     pub(crate) parallel_evals: Option<RawValue>,
     pub(crate) max_eval_seconds: Option<RawValue>,
     pub(crate) max_trials: Option<RawValue>,
+    pub(crate) max_consecutive_failures: Option<RawValue>,
     pub(crate) seed: Option<RawValue>,
     pub(crate) algorithm: Option<RawValue>,
 }

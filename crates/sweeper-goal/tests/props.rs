@@ -47,6 +47,7 @@ const KEYS: &[&str] = &[
     "parallel_evals",
     "max_eval_seconds",
     "max_trials",
+    "max_consecutive_failures",
     "seed",
     "algorithm",
     "command",

@@ -156,6 +156,21 @@ const TABLE: &[Row] = &[
         Some(("sla_missing", "goal.sla")),
     ),
     (
+        "max_consecutive_failures whole float",
+        r#"{"sweep": {"max_consecutive_failures": 2.0}}"#,
+        None,
+    ),
+    (
+        "max_consecutive_failures zero",
+        r#"{"sweep": {"max_consecutive_failures": 0}}"#,
+        Some(("out_of_range", "sweep.max_consecutive_failures")),
+    ),
+    (
+        "max_consecutive_failures fractional",
+        r#"{"sweep": {"max_consecutive_failures": 1.9}}"#,
+        Some(("wrong_type", "sweep.max_consecutive_failures")),
+    ),
+    (
         "unknown algorithm",
         r#"{"sweep": {"algorithm": "tpe"}}"#,
         Some(("unknown_algorithm", "sweep.algorithm")),
