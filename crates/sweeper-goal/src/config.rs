@@ -7,10 +7,16 @@ use crate::raw::RawConfig;
 use crate::space::SearchSpaceConfig;
 use crate::sweep::SweepSettings;
 use crate::workload::Workload;
-use crate::{evaluator, goal, space, sweep, workload, yaml};
+use crate::{evaluator, goal, space, sweep, workload};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use std::path::Path;
+
+/// The text reader: YAML (and JSON, which is YAML) with the `yaml` feature, else JSON only.
+#[cfg(not(feature = "yaml"))]
+use crate::json::from_str as read_text;
+#[cfg(feature = "yaml")]
+use crate::yaml::from_str as read_text;
 
 /// A validated sweep config. Immutable by convention: build it with [`parse`] or
 /// [`from_path`], which check every rule of SPEC 2, 5 and 6.
@@ -30,12 +36,14 @@ pub struct SweepConfig {
 
 impl SweepConfig {
     /// The config as YAML, every default written out; `parse(&cfg.to_yaml()) == Ok(cfg)`.
+    #[cfg(feature = "yaml")]
     pub fn to_yaml(&self) -> String {
-        yaml::to_string(self)
+        crate::yaml::to_string(self)
     }
 
-    /// The config as JSON text with the same keys, in the same order, as [`Self::to_yaml`];
-    /// parsing it gives back the same config.
+    /// The config as JSON text, every default written out, with the same keys in the same
+    /// order as `to_yaml` (feature `yaml`); parsing it gives back the same config, with or
+    /// without the feature.
     pub fn to_json_string(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
@@ -63,7 +71,8 @@ impl Serialize for SweepConfig {
     }
 }
 
-/// Parses and validates a config from YAML or JSON text.
+/// Parses and validates a config from YAML or JSON text (JSON only without the `yaml`
+/// feature).
 ///
 /// Checks run block by block (goal, workload, search space, evaluator, sweep) and the
 /// first failure is returned; [`parse_all`] gives every block's failure. An empty document
@@ -79,7 +88,7 @@ pub fn parse(text: &str) -> Result<SweepConfig, ConfigError> {
 /// syntax or structure error stops everything and comes alone. The `Err` vector is never
 /// empty.
 pub fn parse_all(text: &str) -> Result<SweepConfig, Vec<ConfigError>> {
-    let raw: Option<RawConfig> = yaml::from_str(text).map_err(|e| vec![e])?;
+    let raw: Option<RawConfig> = read_text(text).map_err(|e| vec![e])?;
     let Some(raw) = raw else {
         return Ok(SweepConfig::default());
     };

@@ -74,7 +74,7 @@ pub enum ConfigError {
         #[source]
         source: IoError,
     },
-    /// The text is not YAML (or JSON) at all.
+    /// The text is not YAML (or JSON) at all; without the `yaml` feature, not JSON.
     #[error("invalid YAML/JSON{}: {message}", at(location.as_ref()))]
     Syntax {
         /// The parser's message.
@@ -94,7 +94,7 @@ pub enum ConfigError {
     },
     /// A key appears twice in one mapping.
     #[error(
-        "{path}: duplicate key `{key}` (the YAML parser does not report where the second one is: search the file for `{key}:` and keep one)"
+        "{path}: duplicate key `{key}` (the parser does not report where the second one is: search the file for `{key}` and keep one)"
     )]
     DuplicateKey {
         /// Path of the duplicated key.

@@ -9,12 +9,21 @@
 //! here by [`parse`] / [`from_path`] with one [`ConfigError`] that names the key path
 //! ([`ConfigError::path`]), shows the bad value, and says what would be accepted.
 //!
+//! **Feature `yaml`** (on by default): [`parse`], [`parse_all`], [`from_path`] and
+//! [`from_path_all`] read YAML (and JSON, which is YAML), and `SweepConfig::to_yaml` writes
+//! it. Without it no YAML crate is compiled: the same functions read JSON only, with the
+//! same rules, key paths and error rules ([`ConfigError::rule`]) and `serde_json`'s line and
+//! column as the [`Location`]; [`SweepConfig::to_json_string`] writes the config. The crates
+//! above this one (`sweeper-score`, `sweeper-sampler`) depend on it with the feature off;
+//! the command line turns it on.
+//!
 //! ```
 //! use sweeper_goal::{Direction, Load, Objective, Workload, parse};
 //!
+//! // JSON, read with or without the `yaml` feature
 //! let cfg = parse(
-//!     "goal: {target: pareto}\n\
-//!      workload: {isl: 4000, osl: 500, num_request_ratio: 10}\n",
+//!     r#"{"goal": {"target": "pareto"},
+//!         "workload": {"isl": 4000, "osl": 500, "num_request_ratio": 10}}"#,
 //! )
 //! .unwrap();
 //! assert_eq!(cfg.goal.objectives(), &[Objective::ThroughputPerGpu, Objective::ThroughputPerUser]);
@@ -23,17 +32,33 @@
 //! // a synthetic pareto workload without a load searches the ratio over [0, 1]
 //! assert_eq!(cfg.workload.unwrap().load(), Some(&Load::KvLoadRange { min: 0.0, max: 1.0 }));
 //!
-//! let err = parse("goal: {target: goodput}").unwrap_err();
+//! let err = parse(r#"{"goal": {"target": "goodput"}}"#).unwrap_err();
 //! assert_eq!(err.path(), Some("goal.sla"));
 //! assert_eq!(err.rule(), "sla_missing");
 //! ```
 //!
+//! With the `yaml` feature the same config is usually written as YAML:
+//!
+//! ```
+//! # #[cfg(feature = "yaml")] {
+//! let cfg = sweeper_goal::parse(
+//!     "goal: {target: pareto}\n\
+//!      workload: {isl: 4000, osl: 500, num_request_ratio: 10}\n",
+//! )
+//! .unwrap();
+//! assert!(cfg.goal.is_pareto());
+//! assert_eq!(sweeper_goal::parse(&cfg.to_yaml()), Ok(cfg));
+//! # }
+//! ```
+//!
 //! # Decisions the SPEC leaves open
 //!
-//! - **Formats**: JSON is read by the YAML parser (JSON is YAML 1.2), so both give the same
-//!   key paths and line/column. An empty document is the all-default config. A key set to
-//!   `null` (or left empty in YAML) counts as absent — for `pareto_objectives` too, which
-//!   then resolves to the default pair.
+//! - **Formats**: with the `yaml` feature JSON is read by the YAML parser (JSON is YAML
+//!   1.2), so both give the same key paths and line/column; without it `serde_json` reads
+//!   the text (a struct only from an object, as in YAML), and a syntax error says that this
+//!   build reads JSON only. An empty document (or one of whitespace only) is the
+//!   all-default config. A key set to `null` (or left empty in YAML) counts as absent — for
+//!   `pareto_objectives` too, which then resolves to the default pair.
 //! - **Numbers**: an integer field accepts a whole float (`64.0`) but not `1.9`; numbers
 //!   written as strings (`"64"`) are rejected. `.nan`/`.inf` parse as numbers and are then
 //!   rejected wherever a finite number is required.
@@ -60,20 +85,30 @@
 //!   block must be a mapping and is otherwise opaque (the cli crate checks it).
 //! - **Sweep**: `max_rounds`, `candidates_per_round`, `parallel_evals` fit in `u32`;
 //!   `seed` is any `u64`; `algorithm` also accepts `quasi_random` and `grid` (extensions).
-//! - **Serialization**: [`SweepConfig::to_yaml`] writes every default and the resolved
-//!   goal (pareto objectives explicit; a defaulted load range written out), so it is the
-//!   fully resolved config and parses back to an equal value.
+//! - **Failures**: `sweep.max_consecutive_failures` (an extension: an integer `>= 1` that
+//!   fits in `u32`, default 10) stops a sweep, exit 1 with the journal kept for `--resume`,
+//!   once the evaluator failed that many trials in a row. SPEC 7 lets no single failing
+//!   evaluation abort a sweep, and none does; an evaluator that fails every time is what
+//!   this catches. Only failed evaluations (crash, non-zero exit, malformed report, program
+//!   not runnable) count, not infeasible or unsupported candidates.
+//! - **Serialization**: `SweepConfig::to_yaml` (feature `yaml`) and
+//!   [`SweepConfig::to_json_string`] write every default and the resolved goal (pareto
+//!   objectives explicit; a defaulted load range written out), so each is the fully
+//!   resolved config and parses back to an equal value.
 
 mod config;
 mod error;
 mod evaluator;
 mod goal;
+#[cfg(not(feature = "yaml"))]
+mod json;
 mod load;
 mod objective;
 mod raw;
 mod space;
 mod sweep;
 mod workload;
+#[cfg(feature = "yaml")]
 mod yaml;
 
 pub use config::{SweepConfig, from_path, from_path_all, parse, parse_all};
@@ -89,7 +124,7 @@ pub use space::{
     DEFAULT_GPU_BUDGET, ParameterSpec, RESERVED_PARAMETER_NAMES, SearchSpaceConfig, UsedGpus,
 };
 pub use sweep::{
-    AlgorithmName, DEFAULT_MAX_EVAL_SECONDS, DEFAULT_MAX_ROUNDS, DEFAULT_PARALLEL_EVALS,
-    DEFAULT_SEED, SweepSettings,
+    AlgorithmName, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_EVAL_SECONDS, DEFAULT_MAX_ROUNDS,
+    DEFAULT_PARALLEL_EVALS, DEFAULT_SEED, SweepSettings,
 };
 pub use workload::{Load, Workload};

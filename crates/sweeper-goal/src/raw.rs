@@ -295,7 +295,7 @@ pub(crate) struct RawEvaluator {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with keys max_rounds, candidates_per_round, parallel_evals, max_eval_seconds, max_trials, seed, algorithm"
+    expecting = "a mapping with keys max_rounds, candidates_per_round, parallel_evals, max_eval_seconds, max_trials, max_consecutive_failures, seed, algorithm"
 )]
 pub(crate) struct RawSweep {
     pub(crate) max_rounds: Option<RawValue>,
@@ -303,6 +303,7 @@ pub(crate) struct RawSweep {
     pub(crate) parallel_evals: Option<RawValue>,
     pub(crate) max_eval_seconds: Option<RawValue>,
     pub(crate) max_trials: Option<RawValue>,
+    pub(crate) max_consecutive_failures: Option<RawValue>,
     pub(crate) seed: Option<RawValue>,
     pub(crate) algorithm: Option<RawValue>,
 }
@@ -367,6 +368,27 @@ pub(crate) fn classify(path: &str, message: &str, loc: Option<(usize, usize)>) -
         message: message.to_owned(),
         location,
     }
+}
+
+/// The parser's message without its own `path: ` prefix and ` at line L column C` suffix
+/// (both are reported as structured fields instead).
+pub(crate) fn bare_message(full: &str, loc: Option<(usize, usize)>) -> String {
+    let mut msg = full.to_owned();
+    if let Some((l, c)) = loc {
+        // at the end, or mid-sentence as libyaml writes it ("... at line 3 column 1, while")
+        let suffix = format!(" at line {l} column {c}");
+        if let Some(i) = msg.find(suffix.as_str()) {
+            msg.replace_range(i..i + suffix.len(), "");
+        }
+    }
+    if let Some((head, tail)) = msg.split_once(": ")
+        && !head.is_empty()
+        && !head.contains(' ')
+        && !head.contains('`')
+    {
+        return tail.to_owned();
+    }
+    msg
 }
 
 /// The backticked name in `expected` closest to `key` (edit distance at most 2, or at most
@@ -594,7 +616,7 @@ pub(crate) fn to_json(v: &RawValue, path: &str) -> Result<serde_json::Value, Con
 
 #[cfg(test)]
 mod tests {
-    use super::{closest, edit_distance};
+    use super::{bare_message, closest, edit_distance};
 
     #[test]
     fn suggestions() {
@@ -607,5 +629,27 @@ mod tests {
             Some("pareto_objectives")
         );
         assert_eq!(closest("zzzzzz", expected), None);
+    }
+
+    #[test]
+    fn strips_prefix_and_location() {
+        assert_eq!(
+            bare_message(
+                "goal.sla: unknown field `x`, expected `e2e_ms` at line 4 column 5",
+                Some((4, 5))
+            ),
+            "unknown field `x`, expected `e2e_ms`"
+        );
+        assert_eq!(
+            bare_message("invalid type: integer `5`, expected a map", None),
+            "invalid type: integer `5`, expected a map"
+        );
+        assert_eq!(
+            bare_message(
+                "did not find expected ',' at line 3 column 1, while parsing at line 2 column 11",
+                Some((3, 1))
+            ),
+            "did not find expected ',', while parsing at line 2 column 11"
+        );
     }
 }

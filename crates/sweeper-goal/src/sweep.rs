@@ -1,4 +1,5 @@
-//! The `sweep:` block (SPEC 6): rounds, parallelism, time limit, budget, seed, algorithm.
+//! The `sweep:` block (SPEC 6): rounds, parallelism, time limit, budget, failure limit,
+//! seed, algorithm.
 
 use crate::error::ConfigError;
 use crate::raw::{self, RawSweep, RawValue};
@@ -66,6 +67,12 @@ pub struct SweepSettings {
     /// Exact budget of suggestions; `>= 1` when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_trials: Option<u64>,
+    /// A sweep stops once the evaluator failed this many trials in a row: it exits with
+    /// status 1 and keeps its journal, so that `--resume` continues it (after the evaluator
+    /// is fixed). "Failed" means the evaluation itself failed (a crash, a non-zero exit, a
+    /// malformed report, a program that cannot be run), not a candidate found infeasible or
+    /// unsupported. `>= 1`, default [`DEFAULT_MAX_CONSECUTIVE_FAILURES`].
+    pub max_consecutive_failures: u32,
     /// Same seed and inputs give the same suggestions; default 42.
     pub seed: u64,
     /// The sampler algorithm; default `default`.
@@ -80,6 +87,8 @@ pub const DEFAULT_PARALLEL_EVALS: u32 = 16;
 pub const DEFAULT_MAX_EVAL_SECONDS: f64 = 600.0;
 /// Default `seed`.
 pub const DEFAULT_SEED: u64 = 42;
+/// Default `max_consecutive_failures`.
+pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 10;
 
 impl Default for SweepSettings {
     fn default() -> Self {
@@ -89,6 +98,7 @@ impl Default for SweepSettings {
             parallel_evals: DEFAULT_PARALLEL_EVALS,
             max_eval_seconds: DEFAULT_MAX_EVAL_SECONDS,
             max_trials: None,
+            max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
             seed: DEFAULT_SEED,
             algorithm: AlgorithmName::Default,
         }
@@ -146,6 +156,11 @@ pub(crate) fn from_raw(s: &RawSweep) -> Result<SweepSettings, ConfigError> {
             .map(|i| i as u64)
         })
         .transpose()?;
+    let max_consecutive_failures = count_u32(
+        s.max_consecutive_failures.as_ref(),
+        "max_consecutive_failures",
+        DEFAULT_MAX_CONSECUTIVE_FAILURES,
+    )?;
     let seed = match &s.seed {
         None => DEFAULT_SEED,
         Some(v) => raw::int_in(
@@ -173,6 +188,7 @@ pub(crate) fn from_raw(s: &RawSweep) -> Result<SweepSettings, ConfigError> {
         parallel_evals,
         max_eval_seconds,
         max_trials,
+        max_consecutive_failures,
         seed,
         algorithm,
     })
@@ -202,5 +218,6 @@ mod tests {
             (20, 16, 16)
         );
         assert_eq!((s.max_eval_seconds, s.seed), (600.0, 42));
+        assert_eq!(s.max_consecutive_failures, 10);
     }
 }

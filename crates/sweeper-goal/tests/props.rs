@@ -1,11 +1,13 @@
 //! Property tests: arbitrary goal/workload/search-space/sweep maps never panic the parser,
-//! and whatever it accepts round-trips through YAML and JSON.
+//! and whatever it accepts round-trips through YAML (feature `yaml`) and JSON. Maps written
+//! as YAML need the feature; the same maps written as JSON run in every build.
 //!
 //! The in-code case count is small; `PROPTEST_CASES` raises it.
 
 use proptest::prelude::*;
+#[cfg(feature = "yaml")]
 use std::fmt::Write as _;
-use sweeper_goal::parse;
+use sweeper_goal::{SweepConfig, parse};
 
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
@@ -45,6 +47,7 @@ const KEYS: &[&str] = &[
     "parallel_evals",
     "max_eval_seconds",
     "max_trials",
+    "max_consecutive_failures",
     "seed",
     "algorithm",
     "command",
@@ -56,48 +59,56 @@ const KEYS: &[&str] = &[
     "",
 ];
 
-fn scalar() -> impl Strategy<Value = String> {
+/// Bare words: YAML reads them as strings, JSON needs them quoted.
+const WORDS: &[&str] = &[
+    "throughput",
+    "throughput_per_gpu",
+    "throughput_per_user",
+    "e2e_latency",
+    "goodput",
+    "goodput_per_gpu",
+    "pareto",
+    "random",
+    "grid",
+    "tp",
+    "replicas",
+];
+
+/// A scalar as YAML text (`yaml`) or as JSON text.
+fn scalar(yaml: bool) -> impl Strategy<Value = String> {
+    let mut numbers = vec![
+        "0.0",
+        "0.5",
+        "1.9",
+        "-1.0",
+        "1e3",
+        "2.0",
+        "99999999999",
+        "18446744073709551616",
+        "-0.0",
+    ];
+    if yaml {
+        numbers.extend([".nan", ".inf", "-.inf"]);
+    }
     prop_oneof![
         Just("null".to_owned()),
         Just("true".to_owned()),
         Just("false".to_owned()),
         (-3i64..12).prop_map(|i| i.to_string()),
-        prop::sample::select(vec![
-            "0.0",
-            "0.5",
-            "1.9",
-            "-1.0",
-            "1e3",
-            ".nan",
-            ".inf",
-            "-.inf",
-            "2.0",
-            "99999999999",
-            "18446744073709551616",
-            "-0.0",
-        ])
-        .prop_map(str::to_owned),
-        prop::sample::select(vec![
-            "throughput",
-            "throughput_per_gpu",
-            "throughput_per_user",
-            "e2e_latency",
-            "goodput",
-            "goodput_per_gpu",
-            "pareto",
-            "random",
-            "grid",
-            "tp",
-            "replicas",
-        ])
-        .prop_map(str::to_owned),
+        prop::sample::select(numbers).prop_map(str::to_owned),
+        prop::sample::select(WORDS).prop_map(move |w| if yaml {
+            w.to_owned()
+        } else {
+            format!("\"{w}\"")
+        }),
         "[a-z_]{0,6}".prop_map(|s| format!("\"{s}\"")),
         Just("\"5\"".to_owned()),
     ]
 }
 
-fn value() -> impl Strategy<Value = String> {
-    scalar().prop_recursive(3, 24, 4, |inner| {
+/// A value in flow style: valid JSON unless `yaml`.
+fn value(yaml: bool) -> impl Strategy<Value = String> {
+    scalar(yaml).prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(", "))),
             prop::collection::vec((prop::sample::select(KEYS), inner), 0..4).prop_map(|kv| {
@@ -111,47 +122,80 @@ fn value() -> impl Strategy<Value = String> {
     })
 }
 
-fn block(name: &'static str) -> impl Strategy<Value = Option<String>> {
-    prop::option::of(
-        prop::collection::vec((prop::sample::select(KEYS), value()), 0..5).prop_map(move |kv| {
-            let body: Vec<String> = kv
-                .into_iter()
-                .map(|(k, v)| format!("\"{k}\": {v}"))
-                .collect();
-            format!("{name}: {{{}}}\n", body.join(", "))
-        }),
-    )
+/// One block's key-value pairs as a flow mapping `{"k": v, ...}`.
+fn body(yaml: bool) -> impl Strategy<Value = String> {
+    prop::collection::vec((prop::sample::select(KEYS), value(yaml)), 0..5).prop_map(|kv| {
+        let body: Vec<String> = kv
+            .into_iter()
+            .map(|(k, v)| format!("\"{k}\": {v}"))
+            .collect();
+        format!("{{{}}}", body.join(", "))
+    })
 }
 
+const BLOCKS: [&str; 5] = ["goal", "workload", "search_space", "evaluator", "sweep"];
+
+/// A YAML document of block-style top-level keys over flow-style blocks.
+#[cfg(feature = "yaml")]
 fn config() -> impl Strategy<Value = String> {
-    (
-        block("goal"),
-        block("workload"),
-        block("search_space"),
-        block("evaluator"),
-        block("sweep"),
-    )
-        .prop_map(|(a, b, c, d, e)| [a, b, c, d, e].into_iter().flatten().collect())
+    prop::collection::vec(prop::option::of(body(true)), 5).prop_map(|blocks| {
+        BLOCKS
+            .iter()
+            .zip(blocks)
+            .filter_map(|(name, b)| b.map(|b| format!("{name}: {b}\n")))
+            .collect()
+    })
+}
+
+/// The same kind of document as one JSON object.
+fn config_json() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::option::of(body(false)), 5).prop_map(|blocks| {
+        let entries: Vec<String> = BLOCKS
+            .iter()
+            .zip(blocks)
+            .filter_map(|(name, b)| b.map(|b| format!("\"{name}\": {b}")))
+            .collect();
+        format!("{{{}}}", entries.join(", "))
+    })
+}
+
+/// An accepted config comes back equal from its YAML (with the feature) and JSON text.
+fn round_trips(cfg: &SweepConfig) -> Result<(), TestCaseError> {
+    #[cfg(feature = "yaml")]
+    {
+        let yaml = cfg.to_yaml();
+        prop_assert_eq!(parse(&yaml), Ok(cfg.clone()), "yaml:\n{}", yaml);
+    }
+    let json = cfg.to_json_string();
+    prop_assert_eq!(parse(&json), Ok(cfg.clone()), "json:\n{}", json);
+    Ok(())
+}
+
+/// Parses `text`: an accepted config round-trips, a rejection has a well-formed message.
+fn never_panics_and_round_trips(text: &str) -> Result<(), TestCaseError> {
+    match parse(text) {
+        Ok(cfg) => round_trips(&cfg)?,
+        Err(e) => {
+            let msg = e.to_string();
+            prop_assert!(!msg.is_empty());
+            prop_assert!(!msg.ends_with('.'), "{}", msg);
+        }
+    }
+    Ok(())
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
+    #[cfg(feature = "yaml")]
     #[test]
     fn arbitrary_maps_never_panic_and_accepted_configs_round_trip(text in config()) {
-        match parse(&text) {
-            Ok(cfg) => {
-                let yaml = cfg.to_yaml();
-                prop_assert_eq!(parse(&yaml), Ok(cfg.clone()), "yaml:\n{}", yaml);
-                let json = cfg.to_json_string();
-                prop_assert_eq!(parse(&json), Ok(cfg), "json:\n{}", json);
-            }
-            Err(e) => {
-                let msg = e.to_string();
-                prop_assert!(!msg.is_empty());
-                prop_assert!(!msg.ends_with('.'), "{}", msg);
-            }
-        }
+        never_panics_and_round_trips(&text)?;
+    }
+
+    #[test]
+    fn arbitrary_json_maps_never_panic_and_accepted_configs_round_trip(text in config_json()) {
+        never_panics_and_round_trips(&text)?;
     }
 
     #[test]
@@ -174,16 +218,32 @@ proptest! {
         e2e in any::<bool>(),
     ) {
         let mut sla = Vec::new();
-        if ttft { sla.push("ttft_ms: 100"); }
-        if itl { sla.push("itl_ms: 10"); }
-        if e2e { sla.push("e2e_ms: 1000"); }
-        let mut text = format!("goal:\n  target: {target}\n");
+        if ttft { sla.push(("ttft_ms", 100)); }
+        if itl { sla.push(("itl_ms", 10)); }
+        if e2e { sla.push(("e2e_ms", 1000)); }
+        let mut texts = Vec::new();
+        #[cfg(feature = "yaml")]
+        {
+            let mut text = format!("goal:\n  target: {target}\n");
+            if let Some(list) = &objectives {
+                let _ = writeln!(text, "  pareto_objectives: [{}]", list.join(", "));
+            }
+            if !sla.is_empty() {
+                let pairs: Vec<String> = sla.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                let _ = writeln!(text, "  sla: {{{}}}", pairs.join(", "));
+            }
+            texts.push(text);
+        }
+        let mut goal = vec![format!("\"target\": \"{target}\"")];
         if let Some(list) = &objectives {
-            let _ = writeln!(text, "  pareto_objectives: [{}]", list.join(", "));
+            let names: Vec<String> = list.iter().map(|o| format!("\"{o}\"")).collect();
+            goal.push(format!("\"pareto_objectives\": [{}]", names.join(", ")));
         }
         if !sla.is_empty() {
-            let _ = writeln!(text, "  sla: {{{}}}", sla.join(", "));
+            let pairs: Vec<String> = sla.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+            goal.push(format!("\"sla\": {{{}}}", pairs.join(", ")));
         }
+        texts.push(format!("{{\"goal\": {{{}}}}}", goal.join(", ")));
         // the oracle, straight from SPEC 2
         let resolved: Vec<&str> = match (target, &objectives) {
             ("pareto", None) => vec!["throughput_per_gpu", "throughput_per_user"],
@@ -199,11 +259,13 @@ proptest! {
         }
         let needs_sla = resolved.iter().any(|o| *o == "goodput" || *o == "goodput_per_gpu");
         if needs_sla && !(e2e || (ttft && itl)) { want_ok = false; }
-        let got = parse(&text);
-        prop_assert_eq!(got.is_ok(), want_ok, "{}: {:?}", text, got.err().map(|e| e.to_string()));
-        if let Ok(cfg) = got {
-            let names: Vec<&str> = cfg.goal.objectives().iter().map(|o| o.name()).collect();
-            prop_assert_eq!(names, resolved);
+        for text in &texts {
+            let got = parse(text);
+            prop_assert_eq!(got.is_ok(), want_ok, "{}: {:?}", text, got.err().map(|e| e.to_string()));
+            if let Ok(cfg) = got {
+                let names: Vec<&str> = cfg.goal.objectives().iter().map(|o| o.name()).collect();
+                prop_assert_eq!(names, resolved.clone());
+            }
         }
     }
 }
@@ -323,9 +385,6 @@ proptest! {
     #[test]
     fn valid_configs_round_trip_exactly(text in valid_config()) {
         let cfg = parse(&text).map_err(|e| TestCaseError::fail(format!("{text}\n{e}")))?;
-        let yaml = cfg.to_yaml();
-        prop_assert_eq!(parse(&yaml), Ok(cfg.clone()), "yaml:\n{}", yaml);
-        let json = cfg.to_json_string();
-        prop_assert_eq!(parse(&json), Ok(cfg), "json:\n{}", json);
+        round_trips(&cfg)?;
     }
 }

@@ -1,7 +1,8 @@
 //! `sweeper-score`: report metrics, scoring, dominance, ranking and Pareto fronts (SPEC 3).
 //!
-//! Layer 2 of sweeper, on top of `sweeper-goal`; uses rayon, reads no file format (callers
-//! hand in JSON values, maps and row-major `&[f64]` matrices).
+//! Layer 2 of sweeper, on top of `sweeper-goal` (without its `yaml` feature, so no YAML
+//! crate is compiled); uses rayon, reads no file format (callers hand in JSON values, maps
+//! and row-major `&[f64]` matrices).
 //!
 //! Invariant: no NaN ever reaches a ranking or a front. A [`Report`] rejects NaN when it is
 //! built, scores are never NaN (missing keys and zero GPU counts read the SPEC's defaults),

@@ -706,7 +706,7 @@ fn table() -> Vec<(&'static str, String, Want)> {
         (
             "full sweep block",
             format!(
-                "{W}sweep: {{max_rounds: 5, candidates_per_round: 4, parallel_evals: 2, max_eval_seconds: 30.5, max_trials: 100, seed: 7, algorithm: random}}"
+                "{W}sweep: {{max_rounds: 5, candidates_per_round: 4, parallel_evals: 2, max_eval_seconds: 30.5, max_trials: 100, max_consecutive_failures: 3, seed: 7, algorithm: random}}"
             ),
             Valid,
         ),
@@ -755,6 +755,56 @@ fn table() -> Vec<(&'static str, String, Want)> {
             "max_trials zero",
             s("sweep: {max_trials: 0}"),
             bad("out_of_range", "sweep.max_trials"),
+        ),
+        (
+            "max_consecutive_failures one",
+            s("sweep: {max_consecutive_failures: 1}"),
+            Valid,
+        ),
+        (
+            "max_consecutive_failures whole float",
+            s("sweep: {max_consecutive_failures: 4.0}"),
+            Valid,
+        ),
+        (
+            "max_consecutive_failures null is the default",
+            s("sweep: {max_consecutive_failures: null}"),
+            Valid,
+        ),
+        (
+            "max_consecutive_failures zero",
+            s("sweep: {max_consecutive_failures: 0}"),
+            bad("out_of_range", "sweep.max_consecutive_failures"),
+        ),
+        (
+            "max_consecutive_failures negative",
+            s("sweep: {max_consecutive_failures: -3}"),
+            bad("out_of_range", "sweep.max_consecutive_failures"),
+        ),
+        (
+            "max_consecutive_failures huge",
+            s("sweep: {max_consecutive_failures: 4294967296}"),
+            bad("out_of_range", "sweep.max_consecutive_failures"),
+        ),
+        (
+            "max_consecutive_failures fractional",
+            s("sweep: {max_consecutive_failures: 1.9}"),
+            bad("wrong_type", "sweep.max_consecutive_failures"),
+        ),
+        (
+            "max_consecutive_failures string",
+            s("sweep: {max_consecutive_failures: \"10\"}"),
+            bad("wrong_type", "sweep.max_consecutive_failures"),
+        ),
+        (
+            "max_consecutive_failures inf",
+            s("sweep: {max_consecutive_failures: .inf}"),
+            bad("wrong_type", "sweep.max_consecutive_failures"),
+        ),
+        (
+            "max_consecutive_failures misspelt",
+            s("sweep: {max_consecutive_failure: 3}"),
+            bad("unknown_key", "sweep.max_consecutive_failure"),
         ),
         (
             "seed negative",
@@ -861,6 +911,27 @@ fn messages_show_the_value_and_the_fix() {
     assert_eq!(e.location(), Some((3, 3)), "{e}");
     let m = e.to_string();
     assert!(m.contains("bogus") && m.contains("`target`"), "{m}");
+
+    let e = parse("sweep: {max_consecutive_failures: 1.9}").unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.starts_with("sweep.max_consecutive_failures: ")
+            && m.contains("1.9")
+            && m.contains("an integer"),
+        "{m}"
+    );
+    let e = parse("sweep: {max_consecutive_failures: 0}").unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.starts_with("sweep.max_consecutive_failures: 0 is out of range") && m.contains(">= 1"),
+        "{m}"
+    );
+    let e = parse("sweep: {max_consecutive_failure: 3}").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("did you mean `max_consecutive_failures`?"),
+        "{e}"
+    );
 
     let e = parse("goal:\n  target: throughput\n  target: goodput\n").unwrap_err();
     assert!(e.to_string().contains("does not report where"), "{e}");

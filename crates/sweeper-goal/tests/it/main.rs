@@ -1,7 +1,13 @@
 //! Integration tests of `sweeper-goal`: the SPEC 2/5/6 conformance table, resolved values,
-//! round trips, and the shipped examples.
+//! round trips, and the shipped examples (YAML text, so with the `yaml` feature), and JSON
+//! configs (in every build; JSON-only behaviour without the feature).
 
+#[cfg(feature = "yaml")]
 mod conformance;
+#[cfg(feature = "yaml")]
 mod examples;
+mod json;
+#[cfg(feature = "yaml")]
 mod resolved;
+#[cfg(feature = "yaml")]
 mod roundtrip;

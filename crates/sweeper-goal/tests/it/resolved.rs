@@ -31,7 +31,25 @@ fn defaults() {
     );
     assert_eq!(s.max_eval_seconds, 600.0);
     assert_eq!(s.max_trials, None);
+    assert_eq!(s.max_consecutive_failures, 10);
+    assert_eq!(
+        s.max_consecutive_failures,
+        sweeper_goal::DEFAULT_MAX_CONSECUTIVE_FAILURES
+    );
     assert_eq!(s.algorithm, AlgorithmName::Default);
+    // a whole float is an integer
+    assert_eq!(
+        cfg("sweep: {max_consecutive_failures: 3.0}")
+            .sweep
+            .max_consecutive_failures,
+        3
+    );
+    assert_eq!(
+        cfg("sweep: {max_consecutive_failures: 1}")
+            .sweep
+            .max_consecutive_failures,
+        1
+    );
     // candidates_per_round follows parallel_evals
     assert_eq!(
         cfg("sweep: {parallel_evals: 3}").sweep.candidates_per_round,

@@ -15,6 +15,8 @@ const CONFIGS: &[&str] = &[
     "evaluator: {command: [python3, eval.py], persistent: true, env: {X: \"1\", Y: z}, cwd: /tmp/w}",
     "evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200, nested: {a: [1, 2.5, null, true]}}}",
     "sweep: {max_rounds: 1, candidates_per_round: 3, parallel_evals: 2, max_eval_seconds: 0.25, max_trials: 7, seed: 18446744073709551615, algorithm: quasi_random}",
+    "sweep: {max_consecutive_failures: 1}",
+    "sweep: {max_consecutive_failures: 4294967295.0}",
 ];
 
 #[test]
@@ -40,4 +42,19 @@ fn yaml_output_is_the_resolved_config() {
     assert!(yaml.contains("throughput_per_gpu"), "{yaml}");
     assert!(yaml.contains("kv_load_ratio"), "{yaml}");
     assert!(yaml.contains("candidates_per_round: 16"), "{yaml}");
+    assert!(yaml.contains("max_consecutive_failures: 10"), "{yaml}");
+    let json = cfg.to_json_string();
+    assert!(json.contains("\"max_consecutive_failures\": 10"), "{json}");
+}
+
+#[test]
+fn max_consecutive_failures_is_written_and_read_back() {
+    let cfg = parse("sweep: {max_consecutive_failures: 3}").unwrap();
+    assert_eq!(cfg.sweep.max_consecutive_failures, 3);
+    let yaml = cfg.to_yaml();
+    assert!(yaml.contains("max_consecutive_failures: 3"), "{yaml}");
+    assert_eq!(parse(&yaml).unwrap().sweep.max_consecutive_failures, 3);
+    let json = cfg.to_json_string();
+    assert_eq!(parse(&json).unwrap().sweep.max_consecutive_failures, 3);
+    assert_eq!(cfg.to_json_value()["sweep"]["max_consecutive_failures"], 3);
 }
