@@ -736,7 +736,7 @@ impl Engine<'_, '_> {
         outcomes: &mut HashMap<usize, Source>,
     ) -> Result<bool, RunError> {
         let budget = self.config.search_space.gpu_budget as f64;
-        let limit = max_consecutive_failures(&self.config.sweep);
+        let limit = self.config.sweep.max_consecutive_failures.max(1) as usize;
         let stop = AtomicBool::new(false);
         let evaluator = self.evaluator;
         let fresh = evaluate_parallel(evaluator, to_run, threads, &stop, |job, outcome| {
@@ -828,11 +828,6 @@ impl Engine<'_, '_> {
             early,
         })
     }
-}
-
-/// `sweep.max_consecutive_failures` (at least 1).
-fn max_consecutive_failures(_settings: &sweeper_goal::SweepSettings) -> usize {
-    10
 }
 
 /// A report holding NaN is a failure: NaN never enters the journal or the scoring.

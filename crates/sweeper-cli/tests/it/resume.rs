@@ -604,3 +604,43 @@ fn fill(disk: &Path, filler: &Path) -> u64 {
         .and_then(|l| l.trim().parse().ok())
         .unwrap_or(0)
 }
+
+#[test]
+fn max_consecutive_failures_sets_the_limit_and_may_change_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = "max_rounds: 4, candidates_per_round: 4, parallel_evals: 2, seed: 11, algorithm: random, max_consecutive_failures: 3";
+    let cfg = write_config(dir.path(), "c.yaml", sweep, 0.0);
+    std::fs::write(dir.path().join("broken"), "").unwrap();
+    let out = sweeper(
+        &["run", cfg.to_str().unwrap(), "--out", "o", "--no-progress"],
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let ran = invocations(dir.path()).len();
+    assert!((3..=4).contains(&ran), "{ran} invocations: {stderr}");
+    // a larger limit is a budget change: the resume goes on (and stops again, later)
+    let more = write_config(
+        dir.path(),
+        "more.yaml",
+        &sweep.replace("failures: 3", "failures: 6"),
+        0.0,
+    );
+    let out = sweeper(
+        &[
+            "run",
+            more.to_str().unwrap(),
+            "--resume",
+            "o",
+            "--no-progress",
+        ],
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let again = invocations(dir.path()).len() - ran;
+    assert!(
+        (6..=7).contains(&again),
+        "{again} more invocations: {stderr}"
+    );
+}
