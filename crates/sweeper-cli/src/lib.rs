@@ -14,18 +14,43 @@
 //! observations reach the study in trial order, so the same seed and evaluator give the
 //! same result, and a resumed run ends where an uninterrupted one does.
 //!
-//! ```no_run
-//! use sweeper_cli::run::{FileJournal, Sweeper, evaluator_for};
+//! A sweep with the built-in serving model, journaled, then resumed (nothing is evaluated
+//! again):
 //!
-//! let config = sweeper_goal::from_path("examples/quickstart.yaml".as_ref())?;
-//! let setup = evaluator_for(&config, "quickstart")?;
-//! std::fs::create_dir_all("sweeper-out/quickstart")?;
-//! let mut journal = FileJournal::create("sweeper-out/quickstart/journal.jsonl", &config)?;
+//! ```
+//! use sweeper_cli::run::{FileJournal, Sweeper, evaluator_for, write_outputs};
+//!
+//! let config = sweeper_goal::parse(
+//!     "goal: {target: pareto}
+//! workload: {isl: 4000, osl: 500, num_request_ratio: 10, kv_load_ratio: [0.05, 1.0]}
+//! search_space:
+//!   gpu_budget: 8
+//!   used_gpus: [tp, replicas]
+//!   parameters: {tp: {values: [1, 2, 4]}, replicas: {int: [1, 4]}}
+//! evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}
+//! sweep: {max_rounds: 3, candidates_per_round: 4, seed: 7}",
+//! )?;
+//! let setup = evaluator_for(&config, "doc")?;
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("journal.jsonl");
+//!
+//! let mut journal = FileJournal::create(&path, &config)?;
 //! let result = Sweeper::builder(&config)
 //!     .evaluator(setup.evaluator.as_ref())
 //!     .journal(&mut journal)
 //!     .run()?;
-//! println!("{} candidates on the front", result.candidates.len());
+//! assert!(!result.candidates.is_empty());
+//! // the engine wrote only the journal; result files are the caller's choice
+//! write_outputs(dir.path(), &config, &result, &setup.title)?;
+//! drop(journal);
+//!
+//! let mut journal = FileJournal::open(&path, &config)?;
+//! assert_eq!(journal.finished_trials(), result.trials.len());
+//! let again = Sweeper::builder(&config)
+//!     .evaluator(setup.evaluator.as_ref())
+//!     .journal(&mut journal)
+//!     .run()?;
+//! assert_eq!(again.tallies, result.tallies);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
