@@ -1,7 +1,9 @@
 //! `sweeper-sampler`: the multi-metric ask/tell study and its algorithms (SPEC 4).
 //!
 //! Layer 3 of sweeper, on top of `sweeper-goal` (which builds the study's metrics from a
-//! goal) and below the CLI's run loop. A [`Study`] holds a [`SearchSpace`], one
+//! goal; without its `yaml` feature) and `sweeper-score` (whose front kernel is the one
+//! dominance test of the study and of the default algorithm), and below the CLI's run
+//! loop. A [`Study`] holds a [`SearchSpace`], one
 //! [`SamplerMetric`](sweeper_goal::SamplerMetric) per objective, the trials and an
 //! [`Algorithm`]: [`Algorithm::Default`] (GP-UCB-PE with random hypervolume scalarization
 //! and a feasibility model), [`Algorithm::Random`], [`Algorithm::QuasiRandom`] (scrambled

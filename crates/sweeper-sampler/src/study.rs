@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use sweeper_goal::SamplerMetric;
+use sweeper_goal::{Direction, SamplerMetric};
 
 use crate::error::SamplerError;
 use crate::sampler::default::{DefaultSampler, Effort};
@@ -342,21 +342,24 @@ impl Study {
         }
     }
 
-    /// The completed trials that no other completed trial dominates (duplicates kept).
+    /// The completed trials that no other completed trial dominates, in id order, every
+    /// copy of a duplicate kept (`sweeper_score`'s front kernel, each metric in its own
+    /// direction).
     pub fn pareto_optimal_trials(&self) -> Vec<&TrialRecord> {
-        let vals: Vec<(usize, Vec<f64>)> = self
-            .records
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| self.signed(r).map(|v| (i, v)))
-            .collect();
-        vals.iter()
-            .filter(|(_, a)| {
-                !vals.iter().any(|(_, b)| {
-                    b.iter().zip(a).all(|(x, y)| x >= y) && b.iter().zip(a).any(|(x, y)| x > y)
-                })
-            })
-            .map(|(i, _)| &self.records[*i])
+        let mut completed = Vec::new();
+        let mut data = Vec::new();
+        for r in &self.records {
+            if let TrialState::Completed(v) = &r.state {
+                completed.push(r);
+                data.extend(self.metrics.iter().map(|m| v[&m.name]));
+            }
+        }
+        let directions: Vec<Direction> = self.metrics.iter().map(|m| m.direction).collect();
+        // `observe` and `from_json` refuse NaN and need every metric; a study has a metric.
+        sweeper_score::front::nondominated(&data, directions.len(), &directions)
+            .expect("completed trials hold one non-NaN value per metric")
+            .into_iter()
+            .map(|i| completed[i])
             .collect()
     }
 

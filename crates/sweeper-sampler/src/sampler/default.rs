@@ -32,6 +32,7 @@
 //! the clock, so a suggestion is deterministic and bounded whatever the observations.
 
 use serde::{Deserialize, Serialize};
+use sweeper_goal::Direction;
 
 use super::gp::{self, FitCaps, Gp, Pred};
 use super::quasi::QuasiSampler;
@@ -204,6 +205,27 @@ fn reference_point(zs: &[Vec<f64>]) -> Vec<f64> {
             lo - 0.1 * (hi - lo).max(1e-3)
         })
         .collect()
+}
+
+/// The observations that no other one dominates, every metric maximized (`z[m][j]` is
+/// metric `m` of observation `j`): ascending, every copy of a duplicate kept, by
+/// `sweeper_score`'s front kernel. A row holding a NaN (the warp of values that overflow)
+/// is kept and dominates nothing, as no comparison with a NaN holds.
+fn nondominated_columns(z: &[Vec<f64>]) -> Vec<usize> {
+    let k = z.len();
+    let n = z.first().map_or(0, Vec::len);
+    let (with_nan, rows): (Vec<usize>, Vec<usize>) =
+        (0..n).partition(|&j| z.iter().any(|col| col[j].is_nan()));
+    let data: Vec<f64> = rows
+        .iter()
+        .flat_map(|&j| z.iter().map(move |col| col[j]))
+        .collect();
+    let front = sweeper_score::front::nondominated(&data, k, &vec![Direction::Maximize; k])
+        .expect("NaN-free rows, one direction per metric");
+    let mut out: Vec<usize> = front.into_iter().map(|i| rows[i]).collect();
+    out.extend(with_nan);
+    out.sort_unstable();
+    out
 }
 
 /// Scalarized value `min_i ((y_i − r_i)_+ / w_i)` raised to `y.len()`.
@@ -463,16 +485,7 @@ impl DefaultSampler {
             order.sort_by(|&a, &b| models.z[0][b].total_cmp(&models.z[0][a]).then(a.cmp(&b)));
             anchors.extend(order.into_iter().take(5));
         } else {
-            for j in 0..n {
-                let dominated = (0..n).any(|i| {
-                    i != j
-                        && (0..k).all(|m| models.z[m][i] >= models.z[m][j])
-                        && (0..k).any(|m| models.z[m][i] > models.z[m][j])
-                });
-                if !dominated {
-                    anchors.push(j);
-                }
-            }
+            anchors = nondominated_columns(&models.z);
             while anchors.len() > 24 {
                 let r = self.rng.below(anchors.len());
                 anchors.remove(r);
@@ -747,5 +760,69 @@ impl Sampler for DefaultSampler {
 
     fn save(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nondominated_columns;
+
+    /// The pairwise loop the sampler used before, as the oracle.
+    fn oracle(z: &[Vec<f64>]) -> Vec<usize> {
+        let (k, n) = (z.len(), z[0].len());
+        (0..n)
+            .filter(|&j| {
+                !(0..n).any(|i| {
+                    i != j
+                        && (0..k).all(|m| z[m][i] >= z[m][j])
+                        && (0..k).any(|m| z[m][i] > z[m][j])
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ties_duplicates_and_nan_as_the_pairwise_loop() {
+        let cases: Vec<Vec<Vec<f64>>> = vec![
+            // duplicates of a front row, and of a dominated row
+            vec![
+                vec![1.0, 1.0, 0.0, 0.0, 2.0],
+                vec![1.0, 1.0, 0.0, 0.0, -1.0],
+            ],
+            // ties in one column only
+            vec![vec![1.0, 1.0, 1.0], vec![0.0, 2.0, 2.0]],
+            // -0.0 and 0.0 are equal
+            vec![vec![0.0, -0.0], vec![-0.0, 0.0]],
+            // three metrics, all equal
+            vec![vec![3.0; 4], vec![3.0; 4], vec![3.0; 4]],
+            // a NaN row is kept and dominates nothing
+            vec![vec![f64::NAN, 1.0, 0.5], vec![9.0, 1.0, 2.0]],
+            // one observation
+            vec![vec![0.3], vec![0.7]],
+        ];
+        for z in &cases {
+            assert_eq!(nondominated_columns(z), oracle(z), "{z:?}");
+        }
+        assert_eq!(nondominated_columns(&[vec![], vec![]]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn small_integer_grids_as_the_pairwise_loop() {
+        // Every value on a 3-level grid, so that ties and duplicates are the rule.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 3) as f64
+        };
+        for k in 2..=4 {
+            for n in [0, 1, 2, 5, 17, 60] {
+                let z: Vec<Vec<f64>> = (0..k).map(|_| (0..n).map(|_| next()).collect()).collect();
+                if n > 0 {
+                    assert_eq!(nondominated_columns(&z), oracle(&z), "{z:?}");
+                }
+            }
+        }
     }
 }

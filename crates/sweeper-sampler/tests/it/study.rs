@@ -354,6 +354,35 @@ fn pareto_and_best_trials() {
 }
 
 #[test]
+fn pareto_trials_keep_every_copy_of_a_tie_in_id_order() {
+    let mut s = study(mixed_space(), two_metrics(), Algorithm::Random, 0);
+    let t = s.suggest(7).unwrap();
+    // a maximized, b minimized: 0, 2 and 5 are one point (-0.0 == 0.0); 3 ties them in a
+    // and loses in b; 4 is infeasible, so never on the front; 6 repeats 1 exactly
+    let obs = [
+        Some((2.0, 0.0)),
+        Some((3.0, 2.0)),
+        Some((2.0, -0.0)),
+        Some((2.0, 0.5)),
+        None,
+        Some((2.0, 0.0)),
+        Some((3.0, 2.0)),
+    ];
+    for (t, o) in t.iter().zip(obs) {
+        match o {
+            Some((a, b)) => s.observe(t.id, &values(&[("a", a), ("b", b)])).unwrap(),
+            None => s.observe_infeasible(t.id, "over budget").unwrap(),
+        }
+    }
+    let front: Vec<u64> = s
+        .pareto_optimal_trials()
+        .iter()
+        .map(|r| r.trial.id)
+        .collect();
+    assert_eq!(front, [0, 1, 2, 5, 6]);
+}
+
+#[test]
 fn a_malformed_save_is_refused_not_trusted() {
     let mut s = study(mixed_space(), two_metrics(), Algorithm::Random, 0);
     let t = s.suggest(2).unwrap();
