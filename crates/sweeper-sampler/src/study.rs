@@ -164,20 +164,14 @@ struct SavedTrial {
 #[serde(rename_all = "snake_case")]
 enum SavedState {
     Pending,
-    Completed(BTreeMap<String, SavedF64>),
+    /// `±inf` as `"inf"` / `"-inf"`: the one encoding of [`sweeper_score::json_f64`].
+    Completed(#[serde(with = "sweeper_score::json_f64::map")] BTreeMap<String, f64>),
     Infeasible(String),
 }
 
-/// A float that may be infinite (JSON numbers cannot).
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum SavedF64 {
-    Value(f64),
-    Inf,
-    NegInf,
-}
-
-const FORMAT: u32 = 1;
+/// Format 2 writes metric values with `sweeper_score::json_f64` (format 1 had its own
+/// encoding of infinities).
+const FORMAT: u32 = 2;
 
 impl Study {
     /// A study over `space` optimizing `metrics` with `algorithm`, seeded by `seed`.
@@ -395,20 +389,7 @@ impl Study {
                     state: match &r.state {
                         TrialState::Pending => SavedState::Pending,
                         TrialState::Infeasible(s) => SavedState::Infeasible(s.clone()),
-                        TrialState::Completed(v) => SavedState::Completed(
-                            v.iter()
-                                .map(|(k, &x)| {
-                                    let s = if x == f64::INFINITY {
-                                        SavedF64::Inf
-                                    } else if x == f64::NEG_INFINITY {
-                                        SavedF64::NegInf
-                                    } else {
-                                        SavedF64::Value(x)
-                                    };
-                                    (k.clone(), s)
-                                })
-                                .collect(),
-                        ),
+                        TrialState::Completed(v) => SavedState::Completed(v.clone()),
                     },
                 })
                 .collect(),
@@ -424,7 +405,10 @@ impl Study {
         })?;
         if saved.format != FORMAT {
             return Err(SamplerError::Restore {
-                reason: format!("unknown format {}", saved.format),
+                reason: format!(
+                    "unknown format {} (this sweeper reads format {FORMAT})",
+                    saved.format
+                ),
             });
         }
         let mut study = Study::new(saved.space, saved.metrics, saved.algorithm, saved.seed)?;
@@ -438,18 +422,7 @@ impl Study {
             let state = match t.state {
                 SavedState::Pending => TrialState::Pending,
                 SavedState::Infeasible(s) => TrialState::Infeasible(s),
-                SavedState::Completed(v) => TrialState::Completed(
-                    v.into_iter()
-                        .map(|(k, s)| {
-                            let x = match s {
-                                SavedF64::Value(x) => x,
-                                SavedF64::Inf => f64::INFINITY,
-                                SavedF64::NegInf => f64::NEG_INFINITY,
-                            };
-                            (k, x)
-                        })
-                        .collect(),
-                ),
+                SavedState::Completed(v) => TrialState::Completed(v),
             };
             if let TrialState::Completed(v) = &state
                 && let Some(m) = study

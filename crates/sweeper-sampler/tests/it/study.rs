@@ -110,6 +110,12 @@ fn infinite_measurements_round_trip() {
     .unwrap();
     let back = Study::from_json(&s.to_json()).unwrap();
     assert_eq!(back.trials(), s.trials());
+    // the one encoding of infinities that the journal and result files use too
+    let text = s.to_json().to_string();
+    assert!(
+        text.contains(r#""a":"inf""#) && text.contains(r#""b":"-inf""#),
+        "{text}"
+    );
 }
 
 #[test]
