@@ -163,6 +163,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     // sweeper; kill them, and say how to continue (the journal is synced per line).
     let resume_dir = out_dir.clone();
     let _ = ctrlc::set_handler(move || {
+        #[cfg(unix)]
         sweeper_cli::evaluator::kill_running_evaluators();
         super::print_stderr(&format!(
             "\nsweeper: interrupted; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",

@@ -146,8 +146,16 @@ impl Tallies {
 #[non_exhaustive]
 pub enum RunError {
     /// The config's search space cannot be turned into a study.
-    #[error("search space: {0}")]
-    Space(String),
+    #[error("search space: {key}: {detail}")]
+    Space {
+        /// The key path of the parameter at fault.
+        key: String,
+        /// What is wrong.
+        detail: String,
+        /// The sampler's refusal, when it was one.
+        #[source]
+        source: Option<sweeper_sampler::SamplerError>,
+    },
     /// The config cannot be run as it is (no evaluator, an evaluator block that is wrong).
     #[error("{0}")]
     Setup(String),
@@ -239,6 +247,14 @@ pub enum RunError {
 }
 
 impl RunError {
+    pub(crate) fn space(key: String, source: sweeper_sampler::SamplerError) -> RunError {
+        RunError::Space {
+            key,
+            detail: source.to_string(),
+            source: Some(source),
+        }
+    }
+
     pub(crate) fn io(path: &Path, source: std::io::Error) -> RunError {
         RunError::Io {
             path: path.to_owned(),

@@ -225,7 +225,11 @@ pub fn evaluate_candidate(
             }
         }
     }
-    let declared = space::declared_gpus(config, &parameters).map_err(RunError::Space)?;
+    let declared = space::declared_gpus(config, &parameters).map_err(|detail| RunError::Space {
+        key: "search_space.used_gpus".to_owned(),
+        detail,
+        source: None,
+    })?;
     let budget = config.search_space.gpu_budget;
     if let Some(g) = declared
         && g > budget

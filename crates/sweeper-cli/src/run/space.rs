@@ -54,7 +54,7 @@ pub fn search_space(config: &SweepConfig) -> Result<SearchSpace, RunError> {
         };
         space
             .add(name.clone(), param)
-            .map_err(|e| RunError::Space(format!("search_space.parameters.{name}: {e}")))?;
+            .map_err(|e| RunError::space(format!("search_space.parameters.{name}"), e))?;
     }
     if let Some((min, max)) = ratio_range(config) {
         if config
@@ -63,9 +63,13 @@ pub fn search_space(config: &SweepConfig) -> Result<SearchSpace, RunError> {
             .iter()
             .any(|(name, _)| name == KV_LOAD_RATIO)
         {
-            return Err(RunError::Space(format!(
-                "search_space.parameters.{KV_LOAD_RATIO}: the workload already searches kv_load_ratio [{min}, {max}]; remove one of the two"
-            )));
+            return Err(RunError::Space {
+                key: format!("search_space.parameters.{KV_LOAD_RATIO}"),
+                detail: format!(
+                    "the workload already searches kv_load_ratio [{min}, {max}]; remove one of the two"
+                ),
+                source: None,
+            });
         }
         space
             .add(
@@ -76,7 +80,7 @@ pub fn search_space(config: &SweepConfig) -> Result<SearchSpace, RunError> {
                     log: false,
                 },
             )
-            .map_err(|e| RunError::Space(format!("workload.kv_load_ratio: {e}")))?;
+            .map_err(|e| RunError::space("workload.kv_load_ratio".to_owned(), e))?;
     }
     Ok(space)
 }

@@ -405,3 +405,30 @@ fn the_same_seed_gives_the_same_result() {
     .unwrap();
     assert_eq!(summary(&a), summary(&b));
 }
+
+#[test]
+fn resume_under_another_round_size_replays_the_recorded_calls() {
+    // the default algorithm: its suggestions depend on every call's count, so a resume must
+    // repeat the recorded calls rather than compute them from the new budget
+    let base = PARETO.replace("algorithm: random", "algorithm: default");
+    let cfg = config(&base);
+    let dir = tempfile::tempdir().unwrap();
+    let first = sweep(&cfg, &Toy::new(), dir.path(), false).unwrap();
+    let bigger = config(
+        &base
+            .replace("max_rounds: 4", "max_rounds: 6")
+            .replace("candidates_per_round: 5", "candidates_per_round: 7")
+            .replace("parallel_evals: 3", "parallel_evals: 2"),
+    );
+    let toy = Toy::new();
+    let more = sweep(&bigger, &toy, dir.path(), true).unwrap();
+    assert!(more.trials.len() > first.trials.len());
+    assert_eq!(more.trials[..first.trials.len()], first.trials[..]);
+    let last_recorded = first.trials.iter().map(|t| t.trial).max().unwrap();
+    let seen = toy.seen.lock().unwrap();
+    assert!(!seen.is_empty());
+    assert!(
+        seen.iter().all(|r| r.id > last_recorded),
+        "a recorded trial was evaluated again"
+    );
+}
