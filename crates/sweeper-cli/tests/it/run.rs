@@ -432,3 +432,68 @@ fn resume_under_another_round_size_replays_the_recorded_calls() {
         "a recorded trial was evaluated again"
     );
 }
+
+#[test]
+fn the_search_space_converts_every_kind_in_order() {
+    use sweeper_sampler::ParamSpec;
+    let cfg = config(
+        "goal: {target: pareto}
+workload: {isl: 100, osl: 100, num_request_ratio: 1, kv_load_ratio: [0.1, 0.9]}
+search_space:
+  parameters:
+    batch: {values: [8, 16, 32], log: true}
+    replicas: {int: [1, 8], log: true}
+    temperature: {float: [0.0, 1.0]}
+    router: {choices: [round_robin, kv_aware]}
+    backend: {choices: [trtllm]}
+",
+    );
+    let space = sweeper_cli::run::search_space(&cfg).unwrap();
+    let got: Vec<(&str, &ParamSpec)> = space
+        .params()
+        .iter()
+        .map(|(n, s)| (n.as_str(), s))
+        .collect();
+    assert_eq!(got.len(), 6);
+    let names: Vec<&str> = got.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        [
+            "batch",
+            "replicas",
+            "temperature",
+            "router",
+            "backend",
+            "kv_load_ratio"
+        ]
+    );
+    assert!(
+        matches!(got[0].1, ParamSpec::Discrete { values, log: true } if values == &[8.0, 16.0, 32.0])
+    );
+    assert!(matches!(
+        got[1].1,
+        ParamSpec::Int {
+            lo: 1,
+            hi: 8,
+            log: true
+        }
+    ));
+    assert!(
+        matches!(got[2].1, ParamSpec::Float { lo, hi, log: false } if *lo == 0.0 && *hi == 1.0)
+    );
+    assert!(
+        matches!(got[3].1, ParamSpec::Categorical { choices } if choices == &["round_robin", "kv_aware"])
+    );
+    assert!(matches!(got[4].1, ParamSpec::Categorical { choices } if choices == &["trtllm"]));
+    assert!(
+        matches!(got[5].1, ParamSpec::Float { lo, hi, log: false } if *lo == 0.1 && *hi == 0.9)
+    );
+    // a range the sampler cannot represent names its key, and keeps the sampler's error
+    let wide = config("search_space: {parameters: {x: {int: [1, 1e18]}}}");
+    let err = sweeper_cli::run::search_space(&wide).unwrap_err();
+    assert!(
+        err.to_string().contains("search_space.parameters.x"),
+        "{err}"
+    );
+    assert!(std::error::Error::source(&err).is_some());
+}
