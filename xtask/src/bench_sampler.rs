@@ -11,7 +11,6 @@ use std::time::Instant;
 
 use sweeper_sampler::{Algorithm, Study, TrialState};
 
-mod hv;
 mod problems;
 
 use problems::Problem;
@@ -113,7 +112,7 @@ fn run_one(
                 None => study.observe_infeasible(t.id, "over the gpu budget")?,
             }
             done += 1;
-            hv.push(hv::hypervolume(&points, &problem.reference()) / true_hv);
+            hv.push(problems::hypervolume(&points, &problem.reference()) / true_hv);
         }
     }
     debug_assert!(

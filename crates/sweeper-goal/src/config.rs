@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use std::path::Path;
 
-/// The text reader: YAML (and JSON, which is YAML) with the `yaml` feature, else JSON only.
+// The text reader: YAML (and JSON, which is YAML) with the `yaml` feature, else JSON only.
 #[cfg(not(feature = "yaml"))]
 use crate::json::from_str as read_text;
 #[cfg(feature = "yaml")]

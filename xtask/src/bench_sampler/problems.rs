@@ -196,8 +196,20 @@ impl Problem {
                         }
                     }
                 }
-                super::hv::hypervolume(&pts, &self.reference())
+                hypervolume(&pts, &self.reference())
             }
         }
     }
+}
+
+/// The hypervolume of `points` (every objective minimized) against `reference`: sweeper's
+/// own exact kernel ([`sweeper_score::front::hypervolume`]); points that do not beat the
+/// reference in every objective contribute nothing.
+pub(super) fn hypervolume(points: &[Vec<f64>], reference: &[f64]) -> f64 {
+    let d = reference.len();
+    let flat: Vec<f64> = points.iter().flatten().copied().collect();
+    let directions = vec![sweeper_goal::Direction::Minimize; d];
+    sweeper_score::front::hypervolume(&flat, d, &directions, reference)
+        .expect("benchmark points are finite and of the reference's length")
+        .max(0.0)
 }
