@@ -33,6 +33,26 @@ pub fn escape_controls(text: &str) -> String {
     out
 }
 
+/// [`escape_controls`] for diagnostics of several lines: line breaks and tabs are kept,
+/// every other control character (ESC, BEL, CR, DEL, C1, ...) is escaped.
+///
+/// ```
+/// use sweeper_cli::text::escape_for_terminal;
+///
+/// assert_eq!(escape_for_terminal("a\n\u{1b}[2Kb\r"), "a\n\\e[2Kb\\r");
+/// ```
+pub fn escape_for_terminal(text: &str) -> String {
+    text.split('\n')
+        .map(|line| {
+            line.split('\t')
+                .map(escape_controls)
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// `text` escaped ([`escape_controls`]) and cut to [`QUOTE_LIMIT`] characters (with `…`
 /// and the full length when cut), between backticks: the form error messages quote a value
 /// in.
@@ -77,6 +97,17 @@ mod tests {
             shown,
             "\\e]0;TITLE\\u{7}\\e[2J\\e[1A\\e[2Kfake: all good\\u{9b}x\\u{7f}"
         );
+    }
+
+    #[test]
+    fn terminal_text_keeps_its_lines() {
+        let reason = "line one\n\u{1b}]0;TITLE\u{7}\u{1b}[2J\u{1b}[1A\u{1b}[2Kfake: all good\tok";
+        let shown = escape_for_terminal(reason);
+        assert_eq!(
+            shown,
+            "line one\n\\e]0;TITLE\\u{7}\\e[2J\\e[1A\\e[2Kfake: all good\tok"
+        );
+        assert!(!shown.contains('\u{1b}'));
     }
 
     #[test]

@@ -72,8 +72,7 @@ pub(crate) fn finish(result: CliResult) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if !e.message.is_empty() {
-                let mut err = io::stderr().lock();
-                let _ = writeln!(err, "error: {}", e.message);
+                print_stderr(&format!("error: {}\n", e.message));
             }
             ExitCode::from(e.code)
         }
@@ -81,7 +80,11 @@ pub(crate) fn finish(result: CliResult) -> ExitCode {
 }
 
 /// Writes diagnostics to stderr (never fails: a closed stderr loses only diagnostics).
+/// Control characters other than line breaks and tabs are escaped: diagnostics quote
+/// evaluators' stderr, config values and report labels, which must not be able to move the
+/// cursor, clear the screen or set a window title.
 pub(crate) fn print_stderr(text: &str) {
+    let text = sweeper_cli::text::escape_for_terminal(text);
     let mut err = io::stderr().lock();
     let _ = err.write_all(text.as_bytes());
     let _ = err.flush();

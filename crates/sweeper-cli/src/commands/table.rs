@@ -1,8 +1,22 @@
 //! Aligned text tables for people (stdout's `--format table`).
 
 /// Renders a header and rows as aligned columns; numbers (cells that parse as `f64`) are
-/// right-aligned, text left-aligned.
+/// right-aligned, text left-aligned. Control characters in cells (a config value, a label
+/// from a report) are escaped, so that a table cannot drive the terminal.
 pub(crate) fn render(header: &[String], rows: &[Vec<String>]) -> String {
+    let header: Vec<String> = header
+        .iter()
+        .map(|h| sweeper_cli::text::escape_controls(h))
+        .collect();
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| sweeper_cli::text::escape_controls(c))
+                .collect()
+        })
+        .collect();
+    let (header, rows) = (&header[..], &rows[..]);
     let columns = header.len();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
@@ -73,5 +87,12 @@ mod tests {
         assert_eq!(number(3.0), "3");
         assert_eq!(number(1234.567), "1234.6");
         assert_eq!(number(f64::NEG_INFINITY), "-inf");
+    }
+
+    #[test]
+    fn escapes_control_characters_in_cells() {
+        let t = render(&["router".into()], &[vec!["\u{1b}[2Jkv\u{7}".into()]]);
+        assert!(!t.contains('\u{1b}') && !t.contains('\u{7}'), "{t:?}");
+        assert!(t.contains("\\e[2Jkv\\u{7}"), "{t:?}");
     }
 }

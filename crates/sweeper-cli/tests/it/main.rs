@@ -9,4 +9,5 @@ mod plot;
 mod resume;
 mod run;
 mod score;
+mod terminal;
 mod validate;
