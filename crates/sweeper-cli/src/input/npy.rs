@@ -13,6 +13,13 @@ use std::path::Path;
 /// The first six bytes of every `.npy` file.
 pub(super) const MAGIC: &[u8] = b"\x93NUMPY";
 
+/// The longest header read, in bytes. A float64 matrix needs under 200; `NumPy` itself
+/// refuses headers over 10,000 bytes unless told otherwise (`max_header_size`).
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// How deeply the header's tuples, lists and dicts may nest (a float64 matrix needs 2).
+pub const MAX_HEADER_DEPTH: usize = 16;
+
 /// A float64 matrix from a `.npy` file, row-major.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NpyMatrix {
@@ -35,10 +42,13 @@ enum Lit {
     None,
 }
 
-/// A recursive-descent parser of the Python literals a `.npy` header uses.
+/// A recursive-descent parser of the Python literals a `.npy` header uses, with its
+/// nesting bounded by [`MAX_HEADER_DEPTH`] (a header of 60 KB of `(` once overflowed the
+/// stack).
 struct Parser<'a> {
     s: &'a [u8],
     at: usize,
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -66,6 +76,19 @@ impl Parser<'_> {
     }
 
     fn value(&mut self) -> Result<Lit, String> {
+        if self.depth >= MAX_HEADER_DEPTH {
+            return Err(format!(
+                "the header nests deeper than {MAX_HEADER_DEPTH} levels at byte {}",
+                self.at
+            ));
+        }
+        self.depth += 1;
+        let value = self.value_inner();
+        self.depth -= 1;
+        value
+    }
+
+    fn value_inner(&mut self) -> Result<Lit, String> {
         match self.peek() {
             Some(q @ (b'\'' | b'"')) => {
                 self.at += 1;
@@ -166,11 +189,20 @@ pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyMatrix, InputError> 
         ),
         _ => return Err(fail(format!("unsupported format version {major}"))),
     };
+    if header_len > MAX_HEADER_BYTES {
+        return Err(fail(format!(
+            "the header is {header_len} bytes, more than the {MAX_HEADER_BYTES} a float64 matrix could need"
+        )));
+    }
     let data_start = header_start + header_len;
     let header = bytes
         .get(header_start..data_start)
         .ok_or_else(|| fail("the header is truncated".to_owned()))?;
-    let mut parser = Parser { s: header, at: 0 };
+    let mut parser = Parser {
+        s: header,
+        at: 0,
+        depth: 0,
+    };
     let Lit::Dict(entries) = parser.value().map_err(&fail)? else {
         return Err(fail("the header is not a dict".to_owned()));
     };
@@ -337,6 +369,24 @@ mod tests {
         out.extend_from_slice(header.as_bytes());
         out.extend_from_slice(data);
         out
+    }
+
+    #[test]
+    fn deep_or_huge_headers_are_errors_not_crashes() {
+        // 60 KB of `(`: recursion without a limit overflowed the stack (SIGABRT)
+        let deep = format!("{{'descr': {}", "(".repeat(60_000));
+        let err = parse(Path::new("x.npy"), &with_header(&deep, &[])).unwrap_err();
+        assert!(err.to_string().contains("nests deeper than 16"), "{err}");
+        // just under the limit still parses as far as it goes
+        let ok_depth = format!("{{'descr': {}", "(".repeat(MAX_HEADER_DEPTH - 2));
+        let err = parse(Path::new("x.npy"), &with_header(&ok_depth, &[])).unwrap_err();
+        assert!(!err.to_string().contains("nests deeper"), "{err}");
+        // a v2 header claiming 4 GB is refused before anything is read
+        let mut huge = MAGIC.to_vec();
+        huge.extend_from_slice(&[2, 0]);
+        huge.extend_from_slice(&u32::MAX.to_le_bytes());
+        let err = parse(Path::new("x.npy"), &huge).unwrap_err();
+        assert!(err.to_string().contains("more than the 65536"), "{err}");
     }
 
     #[test]
