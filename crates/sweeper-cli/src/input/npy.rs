@@ -15,10 +15,10 @@ pub(super) const MAGIC: &[u8] = b"\x93NUMPY";
 
 /// The longest header read, in bytes. A float64 matrix needs under 200; `NumPy` itself
 /// refuses headers over 10,000 bytes unless told otherwise (`max_header_size`).
-pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_HEADER_BYTES: usize = 64 * 1024;
 
 /// How deeply the header's tuples, lists and dicts may nest (a float64 matrix needs 2).
-pub const MAX_HEADER_DEPTH: usize = 16;
+pub(crate) const MAX_HEADER_DEPTH: usize = 16;
 
 /// A float64 matrix from a `.npy` file, row-major.
 #[derive(Debug, Clone, PartialEq)]
