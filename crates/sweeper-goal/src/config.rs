@@ -88,6 +88,8 @@ pub fn parse(text: &str) -> Result<SweepConfig, ConfigError> {
 /// syntax or structure error stops everything and comes alone. The `Err` vector is never
 /// empty.
 pub fn parse_all(text: &str) -> Result<SweepConfig, Vec<ConfigError>> {
+    // A UTF-8 byte-order mark (editors on Windows write one) is not part of the document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let raw: Option<RawConfig> = read_text(text).map_err(|e| vec![e])?;
     let Some(raw) = raw else {
         return Ok(SweepConfig::default());

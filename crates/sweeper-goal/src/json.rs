@@ -34,7 +34,7 @@ pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError
         let inner = e.into_inner();
         let loc = position(&inner);
         let message = bare_message(&inner.to_string(), loc);
-        classify(&path, &message, one_based(loc))
+        classify(&crate::raw::clip(&path), &message, one_based(loc))
     })
 }
 

@@ -370,9 +370,28 @@ pub(crate) fn classify(path: &str, message: &str, loc: Option<(usize, usize)>) -
     }
 }
 
+/// The most characters of one message (or key path) quoted from the input: a 67 MB
+/// one-line config once came back whole in its error.
+pub(crate) const QUOTE_LIMIT: usize = 300;
+
+/// `text` cut to [`QUOTE_LIMIT`] characters, saying how long it was.
+pub(crate) fn clip(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= QUOTE_LIMIT {
+        text.to_owned()
+    } else {
+        let head: String = text.chars().take(QUOTE_LIMIT).collect();
+        format!("{head}… (cut; {n} characters in all)")
+    }
+}
+
 /// The parser's message without its own `path: ` prefix and ` at line L column C` suffix
-/// (both are reported as structured fields instead).
+/// (both are reported as structured fields instead), at most [`QUOTE_LIMIT`] characters.
 pub(crate) fn bare_message(full: &str, loc: Option<(usize, usize)>) -> String {
+    clip(&bare_message_whole(full, loc))
+}
+
+fn bare_message_whole(full: &str, loc: Option<(usize, usize)>) -> String {
     let mut msg = full.to_owned();
     if let Some((l, c)) = loc {
         // at the end, or mid-sentence as libyaml writes it ("... at line 3 column 1, while")

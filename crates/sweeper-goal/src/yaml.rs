@@ -26,7 +26,7 @@ pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError
         let inner = e.into_inner();
         let loc = inner.location().map(|l| (l.line(), l.column()));
         let message = bare_message(&inner.to_string(), loc);
-        crate::raw::classify(&path, &message, loc)
+        crate::raw::classify(&crate::raw::clip(&path), &message, loc)
     })
 }
 

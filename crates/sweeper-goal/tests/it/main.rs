@@ -11,3 +11,5 @@ mod json;
 mod resolved;
 #[cfg(feature = "yaml")]
 mod roundtrip;
+#[cfg(feature = "yaml")]
+mod text;
