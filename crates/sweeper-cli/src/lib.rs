@@ -57,6 +57,9 @@
 pub mod builtin;
 pub mod evaluator;
 #[cfg(feature = "files")]
+#[doc(hidden)]
+pub mod fuzzing;
+#[cfg(feature = "files")]
 pub mod input;
 #[cfg(feature = "files")]
 pub mod plot;

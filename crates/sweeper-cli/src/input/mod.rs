@@ -10,8 +10,8 @@ mod json;
 mod npy;
 mod reports;
 
-pub use npy::{NpyMatrix, encode_npy, read_npy};
-pub use reports::{ReportRow, read_reports};
+pub use npy::{NpyMatrix, encode_npy, parse_npy, read_npy};
+pub use reports::{ReportRow, parse_reports, read_reports};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -176,12 +176,20 @@ pub struct NumericTable {
 /// hold a number in every row (`inf`, `-inf` are numbers; NaN and empty cells are errors);
 /// an input with no data row is an error.
 pub fn read_numeric_columns(path: &Path, columns: &[String]) -> Result<NumericTable, InputError> {
-    let bytes = read_bytes(path)?;
-    let table = match sniff(&bytes) {
-        TableFormat::Npy => npy::select_columns(path, &bytes, columns)?,
-        TableFormat::Csv => csv_table::numeric_columns(path, &bytes, columns)?,
-        TableFormat::JsonLines => json::numeric_columns_lines(path, &bytes, columns)?,
-        TableFormat::JsonArray => json::numeric_columns_array(path, &bytes, columns)?,
+    parse_numeric_columns(path, &read_bytes(path)?, columns)
+}
+
+/// [`read_numeric_columns`] of bytes already in memory; `path` only names them in errors.
+pub fn parse_numeric_columns(
+    path: &Path,
+    bytes: &[u8],
+    columns: &[String],
+) -> Result<NumericTable, InputError> {
+    let table = match sniff(bytes) {
+        TableFormat::Npy => npy::select_columns(path, bytes, columns)?,
+        TableFormat::Csv => csv_table::numeric_columns(path, bytes, columns)?,
+        TableFormat::JsonLines => json::numeric_columns_lines(path, bytes, columns)?,
+        TableFormat::JsonArray => json::numeric_columns_array(path, bytes, columns)?,
     };
     if table.rows == 0 {
         return Err(InputError::Empty {

@@ -171,8 +171,12 @@ impl Parser<'_> {
     }
 }
 
-/// Parses a whole `.npy` file held in memory.
-pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyMatrix, InputError> {
+/// Parses a whole `.npy` file held in memory; `path` only names it in errors.
+pub fn parse_npy(path: &Path, bytes: &[u8]) -> Result<NpyMatrix, InputError> {
+    parse(path, bytes)
+}
+
+fn parse(path: &Path, bytes: &[u8]) -> Result<NpyMatrix, InputError> {
     let fail = |detail: String| InputError::Format {
         path: path.to_owned(),
         detail: format!(".npy: {detail}"),

@@ -30,11 +30,15 @@ pub struct ReportRow {
 
 /// Reads every candidate of a JSON Lines, JSON array or CSV file (decided by content).
 pub fn read_reports(path: &Path) -> Result<Vec<ReportRow>, InputError> {
-    let bytes = read_bytes(path)?;
-    let rows = match sniff(&bytes) {
-        TableFormat::Csv => csv_reports(path, &bytes)?,
-        TableFormat::JsonLines => json_reports(path, &bytes, false)?,
-        TableFormat::JsonArray => json_reports(path, &bytes, true)?,
+    parse_reports(path, &read_bytes(path)?)
+}
+
+/// [`read_reports`] of bytes already in memory; `path` only names them in errors.
+pub fn parse_reports(path: &Path, bytes: &[u8]) -> Result<Vec<ReportRow>, InputError> {
+    let rows = match sniff(bytes) {
+        TableFormat::Csv => csv_reports(path, bytes)?,
+        TableFormat::JsonLines => json_reports(path, bytes, false)?,
+        TableFormat::JsonArray => json_reports(path, bytes, true)?,
         TableFormat::Npy => {
             return Err(InputError::Format {
                 path: path.to_owned(),

@@ -41,6 +41,9 @@ pub const BUDGET_KEYS: [&str; 6] = [
     "max_consecutive_failures",
 ];
 
+/// The largest batch a journal may record.
+const MAX_BATCH: usize = 1 << 24;
+
 /// One line of the journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -377,6 +380,11 @@ pub(crate) fn read(path: &Path, config: Option<&SweepConfig>) -> Result<Replay, 
     parse(path, text, config).map(|(replay, _)| replay)
 }
 
+/// The complete lines of journal text, unchecked against any config.
+pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Replay, RunError> {
+    parse(path, text, None).map(|(replay, _)| replay)
+}
+
 /// Parses the complete lines of a journal: what it records, and its title.
 fn parse(
     path: &Path,
@@ -433,6 +441,14 @@ fn parse(
                     else {
                         return Err(bad(number, "batch or count out of range".into()));
                     };
+                    // no round asks for more (11 × candidates_per_round at most, and the
+                    // study would be asked for this many on resume)
+                    if count > MAX_BATCH {
+                        return Err(bad(
+                            number,
+                            format!("a batch of {count} trials is more than {MAX_BATCH}"),
+                        ));
+                    }
                     if batch == replay.batches.len() {
                         replay.batches.push(count);
                     } else if batch > replay.batches.len() {

@@ -933,6 +933,15 @@ pub fn rescore_journal(config: &SweepConfig, path: &Path) -> Result<RunResult, R
     replay_into_ledger(config, &journal::read(path, None)?)
 }
 
+/// Replays journal text (no file) under `config`, unchecked: the fuzz target of the
+/// journal reader.
+#[doc(hidden)]
+pub fn replay_journal_text(config: &SweepConfig, text: &str) -> Result<RunResult, RunError> {
+    let complete = text.rfind('\n').map_or("", |i| &text[..=i]);
+    let replay = journal::parse_text(Path::new("journal"), complete)?;
+    replay_into_ledger(config, &replay)
+}
+
 fn replay_into_ledger(
     config: &SweepConfig,
     replay: &journal::Replay,

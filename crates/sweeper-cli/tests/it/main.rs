@@ -5,6 +5,7 @@ mod cli_run;
 mod common;
 mod evaluator;
 mod front;
+mod fuzz_corpus;
 mod plot;
 mod resume;
 mod run;

@@ -1,0 +1,4 @@
+//! Fuzz target: `sweeper_cli::fuzzing::journal` on arbitrary bytes.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| sweeper_cli::fuzzing::journal(data));
