@@ -45,8 +45,11 @@ pub fn journal(data: &[u8]) {
     let _ = crate::run::replay_journal_text(&config, &String::from_utf8_lossy(data));
 }
 
+/// A fuzz target: arbitrary bytes in, nothing out.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, as the fuzz crate and the corpus test list them.
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("npy", npy),
     ("report", report),
     ("reports", reports),
