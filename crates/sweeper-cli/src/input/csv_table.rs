@@ -109,6 +109,21 @@ fn headers(
             detail: "; a CSV needs a header row".to_owned(),
         });
     }
+    // A column named twice would be read from one copy or the other depending on the
+    // reader (score took the last, front the first): refuse it.
+    for (j, name) in names.iter().enumerate() {
+        if let Some(i) = names[..j].iter().position(|n| n == name) {
+            return Err(InputError::Format {
+                path: path.to_owned(),
+                detail: format!(
+                    "the header names column {} twice (columns {} and {}); rename or drop one",
+                    crate::text::quote(name),
+                    i + 1,
+                    j + 1
+                ),
+            });
+        }
+    }
     Ok(names)
 }
 
@@ -244,6 +259,15 @@ mod tests {
     fn missing_column_lists_the_header() {
         let err = numeric_columns(Path::new("t.csv"), b"x,y\n1,2\n", &cols(&["z"])).unwrap_err();
         assert_eq!(err.to_string(), "column `z` not found; the input has: x, y");
+    }
+
+    #[test]
+    fn a_column_named_twice_is_an_error_naming_it() {
+        let bytes = b"a,b,a\n1,2,3\n";
+        let err = numeric_columns(Path::new("t.csv"), bytes, &cols(&["a"])).unwrap_err();
+        let shown = err.to_string();
+        assert!(shown.contains("`a` twice (columns 1 and 3)"), "{shown}");
+        assert!(text_rows(Path::new("t.csv"), bytes).is_err());
     }
 
     #[test]

@@ -145,6 +145,12 @@ pub fn sniff(bytes: &[u8]) -> TableFormat {
     TableFormat::Csv
 }
 
+/// The bytes after a UTF-8 byte-order mark, if they start with one (editors and Excel on
+/// Windows write it; it is no part of the first header or JSON line).
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 /// Reads a whole file; the path `-` reads standard input.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
     let io = |source| InputError::Io {
@@ -185,6 +191,7 @@ pub fn parse_numeric_columns(
     bytes: &[u8],
     columns: &[String],
 ) -> Result<NumericTable, InputError> {
+    let bytes = without_bom(bytes);
     let table = match sniff(bytes) {
         TableFormat::Npy => npy::select_columns(path, bytes, columns)?,
         TableFormat::Csv => csv_table::numeric_columns(path, bytes, columns)?,
@@ -227,6 +234,27 @@ mod tests {
         assert_eq!(sniff(b"# x,{\na,b\n1,2\n"), TableFormat::Csv);
         assert_eq!(sniff(b"\x93NUMPY\x01\x00"), TableFormat::Npy);
         assert_eq!(sniff(b""), TableFormat::Csv);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_in_every_text_format() {
+        let cols = ["a".to_owned()];
+        for text in [
+            "\u{feff}a,b\n1,2\n",
+            "\u{feff}{\"a\": 1}\n",
+            "\u{feff}[{\"a\": 1}]",
+        ] {
+            let t = parse_numeric_columns(Path::new("t"), text.as_bytes(), &cols)
+                .unwrap_or_else(|e| panic!("{e}: {text:?}"));
+            assert_eq!(t.data, [1.0], "{text:?}");
+        }
+        let jsonl =
+            "\u{feff}{\"config\": {\"tp\": 1}, \"report\": {\"output_throughput_tok_s\": 5}}\n";
+        let rows = parse_reports(Path::new("t"), jsonl.as_bytes()).unwrap();
+        assert_eq!(rows.len(), 1);
+        let csv = "\u{feff}tp,output_throughput_tok_s\n1,5\n";
+        let rows = parse_reports(Path::new("t"), csv.as_bytes()).unwrap();
+        assert_eq!(rows[0].config.get("tp"), Some(&serde_json::json!(1)));
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub fn read_reports(path: &Path) -> Result<Vec<ReportRow>, InputError> {
 
 /// [`read_reports`] of bytes already in memory; `path` only names them in errors.
 pub fn parse_reports(path: &Path, bytes: &[u8]) -> Result<Vec<ReportRow>, InputError> {
+    let bytes = super::without_bom(bytes);
     let rows = match sniff(bytes) {
         TableFormat::Csv => csv_reports(path, bytes)?,
         TableFormat::JsonLines => json_reports(path, bytes, false)?,
