@@ -25,7 +25,7 @@ pub(crate) fn run(mut cmd: Command) -> anyhow::Result<()> {
 
 /// The CI steps, in order; `.ci/run` runs the same.
 fn ci() -> anyhow::Result<()> {
-    let steps: [&[&str]; 5] = [
+    let steps: [&[&str]; 8] = [
         &["fmt", "--all", "--check"],
         &[
             "clippy",
@@ -36,7 +36,31 @@ fn ci() -> anyhow::Result<()> {
             "-D",
             "warnings",
         ],
+        // the layers without their default features: the engine alone, goal without YAML
+        &[
+            "clippy",
+            "-p",
+            "sweeper-cli",
+            "--no-default-features",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[
+            "clippy",
+            "-p",
+            "sweeper-cli",
+            "--no-default-features",
+            "--features",
+            "files",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
         &["test", "--workspace", "--locked"],
+        &["test", "-p", "sweeper-goal", "--no-default-features", "--locked"],
         &["doc", "--no-deps", "--workspace", "--locked"],
         &["test", "-p", "sweeper-benches", "--benches", "--locked"],
     ];
