@@ -60,7 +60,13 @@ fn ci() -> anyhow::Result<()> {
             "warnings",
         ],
         &["test", "--workspace", "--locked"],
-        &["test", "-p", "sweeper-goal", "--no-default-features", "--locked"],
+        &[
+            "test",
+            "-p",
+            "sweeper-goal",
+            "--no-default-features",
+            "--locked",
+        ],
         &["doc", "--no-deps", "--workspace", "--locked"],
         &["test", "-p", "sweeper-benches", "--benches", "--locked"],
     ];

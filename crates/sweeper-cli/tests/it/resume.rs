@@ -161,7 +161,7 @@ fn kill_delays() -> Vec<u64> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            60 + x % 700
+            60 + x % 400
         })
         .collect()
 }
@@ -171,7 +171,10 @@ fn kill_nine_at_ten_moments_then_resume_gives_the_uninterrupted_result() {
     let base = tempfile::tempdir().unwrap();
     let whole_dir = base.path().join("whole");
     std::fs::create_dir(&whole_dir).unwrap();
-    let cfg = write_config(&whole_dir, "c.yaml", SWEEP, 0.08);
+    // long enough (about 3 s of evaluations) that ten kills of at most 0.46 s each all
+    // land before the sweep ends
+    let sweep = "max_rounds: 5, candidates_per_round: 4, parallel_evals: 2, seed: 11";
+    let cfg = write_config(&whole_dir, "c.yaml", sweep, 0.3);
     let out = sweeper(
         &["run", cfg.to_str().unwrap(), "--out", "o", "--no-progress"],
         &whole_dir,
@@ -182,7 +185,7 @@ fn kill_nine_at_ten_moments_then_resume_gives_the_uninterrupted_result() {
 
     let dir = base.path().join("killed");
     std::fs::create_dir(&dir).unwrap();
-    let cfg = write_config(&dir, "c.yaml", SWEEP, 0.08);
+    let cfg = write_config(&dir, "c.yaml", sweep, 0.3);
     let cfg = cfg.to_str().unwrap();
     let journal = dir.join("o/journal.jsonl");
     let mut kills = 0;
@@ -210,7 +213,7 @@ fn kill_nine_at_ten_moments_then_resume_gives_the_uninterrupted_result() {
             assert!(status.success(), "segment {segments} failed");
         }
         // orphaned evaluators of the killed sweep finish within their sleep
-        std::thread::sleep(Duration::from_millis(150));
+        std::thread::sleep(Duration::from_millis(400));
         let rerun: Vec<u64> = invocations(&dir)[seen_before..]
             .iter()
             .copied()
