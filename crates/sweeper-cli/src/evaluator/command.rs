@@ -117,16 +117,9 @@ pub enum EvaluatorError {
 ///
 /// let spec = CommandSpec::new(vec!["python3".into(), "my_eval.py".into()]);
 /// let evaluator = CommandEvaluator::new(spec)?;
-/// let request = EvalRequest {
-///     id: 0,
-///     parameters: serde_json::Map::new(),
-///     used_gpus: None,
-///     concurrency: Some(64),
-///     kv_load_ratio: None,
-///     workload: serde_json::json!({"isl": 4000, "osl": 500, "num_request_ratio": 10}),
-///     sla: None,
-///     planner_target: Some("throughput".into()),
-/// };
+/// let mut request = EvalRequest::new(0, serde_json::Map::new());
+/// request.concurrency = Some(64);
+/// request.extra.insert("planner_target".into(), "throughput".into());
 /// if let EvalOutcome::Report(report) = evaluator.evaluate(0, &request) {
 ///     println!("{report:?}");
 /// }
