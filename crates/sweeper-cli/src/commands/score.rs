@@ -295,11 +295,7 @@ fn write_candidates_csv(
             row.push(c.metrics.get(*m).copied().map(exact).unwrap_or_default());
         }
         for key in &keys {
-            row.push(match c.config.get(key) {
-                None | Some(Value::Null) => String::new(),
-                Some(Value::String(s)) => s.clone(),
-                Some(v) => v.to_string(),
-            });
+            row.push(sweeper_cli::csv_out::value(c.config.get(key)));
         }
         row
     });

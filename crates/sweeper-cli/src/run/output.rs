@@ -254,16 +254,7 @@ pub fn candidates_csv(file: &ResultFile) -> String {
             .map(|o| o.name.clone()),
     );
     header.extend(metric_keys.iter().cloned());
-    let mut out = String::new();
-    out.push_str(
-        &header
-            .iter()
-            .map(|h| csv_field(h))
-            .collect::<Vec<_>>()
-            .join(","),
-    );
-    out.push('\n');
-    for (pos, c) in file.candidates.iter().enumerate() {
+    let rows = file.candidates.iter().enumerate().map(|(pos, c)| {
         let mut row: Vec<String> = vec![(pos + 1).to_string(), cell(c.get("index"))];
         for k in &config_keys {
             row.push(cell(c.get("config").and_then(|m| m.get(k))));
@@ -278,29 +269,11 @@ pub fn candidates_csv(file: &ResultFile) -> String {
         for k in &metric_keys {
             row.push(cell(c.get("metrics").and_then(|m| m.get(k))));
         }
-        out.push_str(
-            &row.iter()
-                .map(|h| csv_field(h))
-                .collect::<Vec<_>>()
-                .join(","),
-        );
-        out.push('\n');
-    }
-    out
+        row
+    });
+    crate::csv_out::to_string(&header, rows)
 }
 
 fn cell(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
+    crate::csv_out::value(v)
 }
