@@ -5,6 +5,7 @@ mod cli_run;
 mod common;
 mod evaluator;
 mod front;
+mod keep;
 mod plot;
 mod run;
 mod score;
