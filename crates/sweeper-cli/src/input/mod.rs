@@ -11,7 +11,7 @@ mod npy;
 mod reports;
 
 pub use npy::{NpyMatrix, encode_npy, read_npy};
-pub use reports::{ReportRow, read_reports};
+pub use reports::{ReportRow, parse_reports, read_reports};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -28,13 +28,20 @@ pub struct ReportRow {
     pub report: Report,
 }
 
-/// Reads every candidate of a JSON Lines, JSON array or CSV file (decided by content).
+/// Reads every candidate of a JSON Lines, JSON array or CSV file (decided by content); the
+/// path `-` reads standard input.
 pub fn read_reports(path: &Path) -> Result<Vec<ReportRow>, InputError> {
-    let bytes = read_bytes(path)?;
-    let rows = match sniff(&bytes) {
-        TableFormat::Csv => csv_reports(path, &bytes)?,
-        TableFormat::JsonLines => json_reports(path, &bytes, false)?,
-        TableFormat::JsonArray => json_reports(path, &bytes, true)?,
+    parse_reports(path, &read_bytes(path)?)
+}
+
+/// Parses every candidate of the content of a JSON Lines, JSON array or CSV file (decided
+/// by content), read already from `path` (named in errors): for a caller that looked at
+/// the bytes first.
+pub fn parse_reports(path: &Path, bytes: &[u8]) -> Result<Vec<ReportRow>, InputError> {
+    let rows = match sniff(bytes) {
+        TableFormat::Csv => csv_reports(path, bytes)?,
+        TableFormat::JsonLines => json_reports(path, bytes, false)?,
+        TableFormat::JsonArray => json_reports(path, bytes, true)?,
         TableFormat::Npy => {
             return Err(InputError::Format {
                 path: path.to_owned(),

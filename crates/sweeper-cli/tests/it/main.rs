@@ -7,6 +7,7 @@ mod evaluator;
 mod front;
 mod keep;
 mod plot;
+mod rescore;
 mod run;
 mod score;
 mod validate;
