@@ -94,7 +94,7 @@ impl<'de> de::DeserializeSeed<'de> for Seed {
     }
 }
 
-/// Serde for an `Option<f64>`: `null` when absent, else as [`serialize`](super::serialize).
+/// Serde for an `Option<f64>`: `null` when absent, else as [`serialize`].
 pub mod option {
     use super::{F64Visitor, de};
     use serde::{Deserializer, Serializer};
