@@ -6,7 +6,8 @@
 //! `default-features = false` it is the engine alone; the features add the rest:
 //!
 //! - `files`: readers of report tables (CSV, JSON Lines, `.npy`), the result files of a
-//!   run (`result.json`, `result.csv`, `trials.csv`) and the plots;
+//!   run (`result.json`, `result.csv`, `trials.csv`), the one CSV writer ([`csv_out`]) and
+//!   the plots;
 //! - `cli` (default, implies `files`): the `sweeper` binary and its terminal output.
 //!
 //! Invariant: a single evaluation never aborts a sweep, and no finished evaluation is lost.
@@ -55,6 +56,8 @@
 //! ```
 
 pub mod builtin;
+#[cfg(feature = "files")]
+pub mod csv_out;
 pub mod evaluator;
 #[cfg(feature = "files")]
 #[doc(hidden)]

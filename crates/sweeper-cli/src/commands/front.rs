@@ -143,14 +143,7 @@ pub(crate) fn write_stdout(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> 
 
 /// A number exactly (shortest text that reads back to the same `f64`); `inf`, `-inf`.
 pub(crate) fn exact(x: f64) -> String {
-    if x.is_finite() {
-        serde_json::to_string(&x).unwrap_or_else(|_| x.to_string())
-    } else {
-        sweeper_score::json_f64::to_value(x)
-            .as_str()
-            .unwrap_or("nan")
-            .to_owned()
-    }
+    sweeper_cli::csv_out::number(x)
 }
 
 /// A JSON encoding error as an I/O error, keeping the I/O kind (a closed pipe stays a
@@ -159,14 +152,6 @@ pub(crate) fn json_io(e: serde_json::Error) -> io::Error {
     match e.io_error_kind() {
         Some(kind) => io::Error::from(kind),
         None => io::Error::other(e),
-    }
-}
-
-/// A CSV error as an I/O error, keeping the underlying I/O error when there is one.
-fn csv_io(e: csv::Error) -> io::Error {
-    match e.into_kind() {
-        csv::ErrorKind::Io(e) => e,
-        other => io::Error::other(format!("{other:?}")),
     }
 }
 
@@ -224,18 +209,14 @@ pub(crate) fn write_table(
     Ok(())
 }
 
-/// Writes CSV with a header row.
+/// Writes CSV with a header row, through the one CSV writer (quoting by the `csv` crate,
+/// every cell neutralised against formula injection).
 pub(crate) fn write_csv(
     out: &mut dyn Write,
     headers: &[String],
     rows: impl Iterator<Item = Vec<String>>,
 ) -> io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record(headers).map_err(csv_io)?;
-    for row in rows {
-        w.write_record(&row).map_err(csv_io)?;
-    }
-    w.flush()
+    sweeper_cli::csv_out::write_records(out, headers, rows)
 }
 
 /// Rows of the table as `index` then the objective values.

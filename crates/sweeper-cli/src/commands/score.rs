@@ -1,15 +1,20 @@
 //! `sweeper score`: score evaluated reports against a config's goal and print the ranking
 //! (scalar goal) or the Pareto front (pareto goal).
+//!
+//! The reports may also be a finished (or running) sweep's `journal.jsonl` or
+//! `result.json`: their trials that came with a report become the rows, so that a sweep is
+//! re-scored under another goal and GPU budget without evaluating anything.
 
 use super::front::{exact, input_error, json_io, note, write_csv, write_stdout, write_table};
 use super::{CliError, CliResult, Format};
 use serde_json::{Map, Value};
 use std::io::{self, Write};
-use std::path::PathBuf;
-use sweeper_cli::input::read_reports;
-use sweeper_goal::{ConfigError, Objective, UsedGpus};
+use std::path::{Path, PathBuf};
+use sweeper_cli::input::{Place, ReportRow, parse_reports, read_bytes};
+use sweeper_cli::run::{Status, TrialResult, rescore_journal};
+use sweeper_goal::{ConfigError, Objective, SweepConfig, UsedGpus};
 use sweeper_score::{
-    Candidate, KNOWN_METRICS, USED_GPUS, is_feasible, make_candidate, pareto_front, rank,
+    Candidate, KNOWN_METRICS, Report, USED_GPUS, is_feasible, make_candidate, pareto_front, rank,
 };
 
 const AFTER_HELP: &str = "\
@@ -21,6 +26,15 @@ REPORTS holds one evaluated candidate per row, in one of three formats (read fro
                goodput_output_throughput_tok_s, gpu_hours, duration_ms, mean_ttft_ms,
                mean_itl_ms) form the report, every other column is config; `#` lines are
                comments and an empty cell is a missing key.
+
+A sweep's journal.jsonl or result.json (`sweeper run`'s output directory) is read too: its
+trials that came with a report (feasible ones, and infeasible ones over the sweep's GPU
+budget) are the rows, each with the configuration it ran and its trial id as `index`;
+failed, unsupported and unfinished trials and cache hits are left out. So a finished or
+still running sweep is re-scored under another goal and GPU budget, evaluating nothing. A
+journal is scored under CONFIG's search_space.used_gpus rule; result.json keeps the GPU
+count each trial ran with.
+
 Rows are numbered from 0 (`index`). A row's GPU count is its config's `used_gpus`; when it
 has none and the config's search_space declares `used_gpus` (a product of parameters or a
 fixed count), that is applied; otherwise 0. Rows over search_space.gpu_budget are dropped
@@ -30,7 +44,7 @@ Scalar goal: the ranking, best score first (ties: fewer GPUs, then input order);
 is the goal's value signed so that higher is better (e2e_latency is negated).
 Pareto goal: the non-dominated rows, sorted by the last objective ascending (the x-axis).
 
-Examples (from the repository root, on real serving rows):
+Examples (from the repository root; the first two on real serving rows):
   # Rank by tok/s/gpu under the config's GPU budget; show three config columns
   sweeper score --config examples/serving/throughput-per-gpu.yaml \\
       examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv --show tp,offloading,conc --top 10
@@ -38,6 +52,13 @@ Examples (from the repository root, on real serving rows):
   # The tok/s/gpu vs tok/s/user front of the same rows, as JSON
   sweeper score --config examples/serving/pareto.yaml \\
       examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv --format json
+
+  # Re-score the quick start's pareto sweep: the best 5 by total tok/s, then by tok/s/gpu
+  # within 8 GPUs (nothing is evaluated again)
+  sweeper run examples/quickstart.yaml --out runs/quickstart
+  sweeper score --config examples/throughput.yaml runs/quickstart/journal.jsonl --top 5
+  sweeper score --config examples/serving/throughput-per-gpu.yaml \\
+      runs/quickstart/result.json --top 5
 
 Exit status: 0 ok; 1 invalid config, bad input (the message names the row and column) or
 no feasible candidate; 2 usage or I/O error.";
@@ -49,8 +70,8 @@ pub(crate) struct Args {
     /// The sweep config (YAML or JSON): its goal and `search_space.gpu_budget` apply.
     #[arg(short, long, value_name = "CONFIG")]
     config: PathBuf,
-    /// The evaluated candidates: JSON Lines, a JSON array, or CSV (see below); `-` reads
-    /// standard input.
+    /// The evaluated candidates: JSON Lines, a JSON array, or CSV, or a sweep's
+    /// journal.jsonl or result.json (see below); `-` reads standard input.
     reports: PathBuf,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -77,7 +98,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
     let objectives = goal.objectives();
     let budget = cfg.search_space.gpu_budget as f64;
-    let rows = read_reports(&args.reports).map_err(|e| input_error(&e))?;
+    let rows = read_rows(&args.reports, &cfg)?;
     let total = rows.len();
     let mut feasible = Vec::with_capacity(total);
     for row in rows {
@@ -130,6 +151,107 @@ pub(crate) fn run(args: &Args) -> CliResult {
         Format::Csv => write_candidates_csv(out, &shown, objectives, pareto),
         Format::Table => write_candidates_table(out, &shown, objectives, pareto, &args.show),
     })
+}
+
+/// What a file given to `score` holds, from its content.
+#[derive(Debug, PartialEq)]
+enum Input {
+    /// A sweep's journal: the first line is a JSON object with `"kind": "header"`.
+    Journal,
+    /// A sweep's `result.json`: one JSON object with `sweeper_version` and `trials`.
+    Result(Map<String, Value>),
+    /// Anything else: a reports file (JSON Lines, a JSON array, CSV).
+    Reports,
+}
+
+fn detect(bytes: &[u8]) -> Input {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Input::Reports;
+    };
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if !text.starts_with('{') {
+        return Input::Reports;
+    }
+    let first = text.lines().next().unwrap_or_default();
+    if let Ok(Value::Object(line)) = serde_json::from_str::<Value>(first)
+        && line.get("kind").and_then(Value::as_str) == Some("header")
+    {
+        return Input::Journal;
+    }
+    // JSON Lines fail here at their second line, at once.
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(object))
+            if object.contains_key("sweeper_version") && object.contains_key("trials") =>
+        {
+            Input::Result(object)
+        }
+        _ => Input::Reports,
+    }
+}
+
+/// The rows of a reports file, or the trials with a report of a sweep's journal (replayed
+/// under `cfg`) or `result.json`.
+fn read_rows(path: &Path, cfg: &SweepConfig) -> Result<Vec<ReportRow>, CliError> {
+    let bytes = read_bytes(path).map_err(|e| input_error(&e))?;
+    match detect(&bytes) {
+        Input::Reports => parse_reports(path, &bytes).map_err(|e| input_error(&e)),
+        Input::Journal => {
+            if path.as_os_str() == "-" {
+                return Err(CliError::io(
+                    "a sweeper journal is read from its file: give its path (DIR/journal.jsonl) instead of `-`",
+                ));
+            }
+            let result = rescore_journal(cfg, path).map_err(|e| super::run::run_error(&e))?;
+            rows_of_trials(path, &result.trials)
+        }
+        Input::Result(mut object) => {
+            let trials = object.remove("trials").unwrap_or_default();
+            let trials: Vec<TrialResult> = serde_json::from_value(trials).map_err(|e| {
+                CliError::invalid(format!(
+                    "{}: not a sweeper result.json: `trials`: {e}",
+                    path.display()
+                ))
+            })?;
+            rows_of_trials(path, &trials)
+        }
+    }
+}
+
+/// The trials that came with a report, as rows: feasible ones, and infeasible ones that
+/// were evaluated (over the sweep's GPU budget); the trial id is the row's index.
+fn rows_of_trials(path: &Path, trials: &[TrialResult]) -> Result<Vec<ReportRow>, CliError> {
+    let mut rows = Vec::new();
+    for t in trials {
+        let reported = match t.status {
+            Status::Feasible => true,
+            Status::Infeasible => !t.metrics.is_empty() || !t.labels.is_empty(),
+            _ => false,
+        };
+        if !reported {
+            continue;
+        }
+        let bad = |detail: String| {
+            CliError::invalid(format!("{}: trial {}: {detail}", path.display(), t.trial))
+        };
+        let index = usize::try_from(t.trial).map_err(|_| bad("trial id out of range".into()))?;
+        let report = Report::from_map(index, t.metrics.clone()).map_err(|e| bad(e.to_string()))?;
+        sweeper_score::used_gpus(index, &t.config).map_err(|e| bad(e.to_string()))?;
+        rows.push(ReportRow {
+            place: Place {
+                line: None,
+                row: index,
+            },
+            config: t.config.clone(),
+            report,
+        });
+    }
+    if rows.is_empty() {
+        return Err(CliError::invalid(format!(
+            "{}: no trial with a report to score (every trial failed, was unsupported or is unfinished)",
+            path.display()
+        )));
+    }
+    Ok(rows)
 }
 
 /// Applies the search space's GPU-count rule to a row whose config has no `used_gpus`:
@@ -295,11 +417,7 @@ fn write_candidates_csv(
             row.push(c.metrics.get(*m).copied().map(exact).unwrap_or_default());
         }
         for key in &keys {
-            row.push(match c.config.get(key) {
-                None | Some(Value::Null) => String::new(),
-                Some(Value::String(s)) => s.clone(),
-                Some(v) => v.to_string(),
-            });
+            row.push(sweeper_cli::csv_out::value(c.config.get(key)));
         }
         row
     });
@@ -310,6 +428,30 @@ fn write_candidates_csv(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn sweeps_are_told_from_reports_by_content() {
+        let journal = b"{\"kind\":\"header\",\"sweeper\":\"0.1.0\",\"fingerprint\":\"ab\",\"seed\":1}\n{\"kind\":\"suggest\"}\n";
+        assert_eq!(detect(journal), Input::Journal);
+        let result = b"{\n  \"sweeper_version\": \"0.1.0\",\n  \"trials\": []\n}\n";
+        assert!(matches!(detect(result), Input::Result(_)));
+        for reports in [
+            &b"{\"config\": {}, \"report\": {}}\n{\"config\": {}, \"report\": {}}\n"[..],
+            b"{\"config\": {}, \"report\": {}}",
+            b"{\"kind\": \"header\"",
+            b"[{\"config\": {}, \"report\": {}}]",
+            b"tp,output_throughput_tok_s\n1,2\n",
+            b"{\"trials\": []}",
+            b"\xff\xfe",
+        ] {
+            assert_eq!(
+                detect(reports),
+                Input::Reports,
+                "{:?}",
+                String::from_utf8_lossy(reports)
+            );
+        }
+    }
 
     #[test]
     fn human_numbers() {

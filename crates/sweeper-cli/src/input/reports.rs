@@ -28,7 +28,8 @@ pub struct ReportRow {
     pub report: Report,
 }
 
-/// Reads every candidate of a JSON Lines, JSON array or CSV file (decided by content).
+/// Reads every candidate of a JSON Lines, JSON array or CSV file (decided by content); the
+/// path `-` reads standard input.
 pub fn read_reports(path: &Path) -> Result<Vec<ReportRow>, InputError> {
     parse_reports(path, &read_bytes(path)?)
 }

@@ -53,7 +53,7 @@ pub use journal::{BUDGET_KEYS, FileJournal};
 pub use ledger::{Entry, Ledger, Source, Verdict};
 #[cfg(feature = "files")]
 pub use output::{
-    ObjectiveInfo, ReasonCount, ResultFile, candidates_csv, plot_of, write_file_atomic,
+    ObjectiveInfo, ReasonCount, ResultFile, candidates_csv, plot_of, trials_csv, write_file_atomic,
     write_outputs,
 };
 pub use setup::{

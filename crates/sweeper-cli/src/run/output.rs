@@ -1,11 +1,22 @@
-//! The output directory of a run: `result.json`, `result.csv` and the plot, each written to
-//! a temporary name and renamed, so that a killed run never leaves a truncated file.
+//! The output directory of a run: `result.json`, `result.csv` (the front or ranking),
+//! `trials.csv` (every trial) and the plot, each written to a temporary name and renamed,
+//! so that a killed run never leaves a truncated file.
+//!
+//! Everything a report said is kept: a candidate of `result.json` carries, beside the
+//! known metrics of [`sweeper_score::Candidate`], the other numbers of its trial's report
+//! (`extra`) and its strings (`labels`); both CSVs have a column per metric and per label
+//! seen. A report key whose name is already a column (a config key such as `concurrency`,
+//! `used_gpus`, `score`) is written under `report.KEY`, so that column names stay unique and
+//! nothing is dropped. Both CSVs are written by [`crate::csv_out`] (quoted by the `csv`
+//! crate, cells neutralised against formula injection, `±inf` as `inf` / `-inf`).
 
 use super::{RunError, RunResult, Status, Tallies, TrialResult};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use sweeper_goal::SweepConfig;
+use sweeper_score::Candidate;
 
 /// One objective of the goal, as written in `result.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,11 +53,13 @@ pub struct ResultFile {
     pub target: String,
     /// The effective objectives.
     pub objectives: Vec<ObjectiveInfo>,
-    /// The front or the ranking, as candidates.
+    /// The front or the ranking: [`Candidate`] objects, each with `extra` (the numbers of
+    /// its report beyond [`KNOWN_METRICS`](sweeper_score::KNOWN_METRICS), `±inf` as
+    /// `"inf"` / `"-inf"`) and `labels` (the strings of its report) when it has any.
     pub candidates: Vec<Value>,
-    /// Every feasible candidate (once per configuration), in trial order.
+    /// Every feasible candidate (once per configuration), in trial order, as `candidates`.
     pub evaluated: Vec<Value>,
-    /// Every trial with its status.
+    /// Every trial with its status, its report's numbers (`metrics`) and strings (`labels`).
     pub trials: Vec<TrialResult>,
     /// Counts of every outcome.
     pub tallies: Tallies,
@@ -63,10 +76,17 @@ pub struct ResultFile {
 impl ResultFile {
     /// Builds the file's content from a run's result.
     pub fn new(config: &SweepConfig, result: &RunResult, title: &str) -> ResultFile {
-        let to_values = |cands: &[sweeper_score::Candidate]| {
+        // A candidate's index is the id of the trial that evaluated it.
+        let evaluated_by: HashMap<u64, &TrialResult> = result
+            .trials
+            .iter()
+            .filter(|t| t.status == Status::Feasible)
+            .map(|t| (t.trial, t))
+            .collect();
+        let to_values = |cands: &[Candidate]| {
             cands
                 .iter()
-                .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+                .map(|c| candidate_value(c, evaluated_by.get(&(c.index as u64)).copied()))
                 .collect()
         };
         ResultFile {
@@ -114,13 +134,28 @@ impl ResultFile {
     /// The configuration keys present in the candidates (GPU count aside), in the order of
     /// `columns`, then any others alphabetically.
     pub fn config_keys(&self) -> Vec<String> {
+        self.ordered_keys(
+            self.candidates
+                .iter()
+                .filter_map(|c| c.get("config").and_then(Value::as_object)),
+        )
+    }
+
+    /// The configuration keys present in any trial (GPU count aside), ordered as
+    /// [`config_keys`](Self::config_keys).
+    pub fn trial_config_keys(&self) -> Vec<String> {
+        self.ordered_keys(self.trials.iter().map(|t| &t.config))
+    }
+
+    fn ordered_keys<'a>(
+        &self,
+        configs: impl Iterator<Item = &'a Map<String, Value>>,
+    ) -> Vec<String> {
         let mut present: Vec<String> = Vec::new();
-        for c in &self.candidates {
-            if let Some(Value::Object(map)) = c.get("config") {
-                for k in map.keys() {
-                    if k != "used_gpus" && !present.contains(k) {
-                        present.push(k.clone());
-                    }
+        for map in configs {
+            for k in map.keys() {
+                if k != "used_gpus" && !present.contains(k) {
+                    present.push(k.clone());
                 }
             }
         }
@@ -156,7 +191,8 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     })
 }
 
-/// Writes `result.json`, `result.csv` and the plot (`front.svg` for a pareto goal,
+/// Writes `result.json`, `result.csv` (the front or ranking, [`candidates_csv`]),
+/// `trials.csv` (every trial, [`trials_csv`]) and the plot (`front.svg` for a pareto goal,
 /// `best.svg` for a scalar one) into `out_dir`.
 pub fn write_outputs(
     out_dir: &Path,
@@ -172,6 +208,7 @@ pub fn write_outputs(
         &out_dir.join("result.csv"),
         candidates_csv(&file).as_bytes(),
     )?;
+    write_file_atomic(&out_dir.join("trials.csv"), trials_csv(&file).as_bytes())?;
     let (name, svg) = plot_of(&file);
     write_file_atomic(&out_dir.join(name), svg.as_bytes())?;
     Ok(())
@@ -229,20 +266,63 @@ pub fn plot_of(file: &ResultFile) -> (&'static str, String) {
     }
 }
 
-/// The candidates as CSV: position, trial, configuration keys, GPUs, score, objectives and
-/// metrics, one column per key seen in any candidate.
-pub fn candidates_csv(file: &ResultFile) -> String {
-    let config_keys = file.config_keys();
-    let mut metric_keys: Vec<String> = Vec::new();
-    for c in &file.candidates {
-        if let Some(Value::Object(map)) = c.get("metrics") {
-            for k in map.keys() {
-                if !metric_keys.contains(k) {
-                    metric_keys.push(k.clone());
-                }
+/// A candidate as `result.json` writes it: the [`Candidate`] object, and from the report of
+/// the trial that evaluated it the numbers beyond the candidate's `metrics` (`extra`) and
+/// the strings (`labels`), each only when there are some.
+fn candidate_value(candidate: &Candidate, trial: Option<&TrialResult>) -> Value {
+    let mut value = serde_json::to_value(candidate).unwrap_or(Value::Null);
+    if let (Value::Object(object), Some(trial)) = (&mut value, trial) {
+        let extra: Map<String, Value> = trial
+            .metrics
+            .iter()
+            .filter(|(k, _)| !candidate.metrics.contains_key(*k))
+            .map(|(k, x)| (k.clone(), sweeper_score::json_f64::to_value(*x)))
+            .collect();
+        if !extra.is_empty() {
+            object.insert("extra".into(), Value::Object(extra));
+        }
+        if !trial.labels.is_empty() {
+            let labels = trial
+                .labels
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            object.insert("labels".into(), Value::Object(labels));
+        }
+    }
+    value
+}
+
+/// Appends the column of report key `key`: its own name, or `report.KEY` when a column of
+/// that name is there already (a config key, `used_gpus`, `score` ...).
+fn push_report_column(header: &mut Vec<String>, key: &str) {
+    let mut name = key.to_owned();
+    while header.contains(&name) {
+        name = format!("report.{name}");
+    }
+    header.push(name);
+}
+
+/// The keys of the JSON objects under `field` of `values`, sorted, each once.
+fn object_keys<'a>(values: impl Iterator<Item = &'a Value>, fields: &[&str]) -> Vec<String> {
+    let mut keys = BTreeSet::new();
+    for v in values {
+        for field in fields {
+            if let Some(Value::Object(map)) = v.get(*field) {
+                keys.extend(map.keys().cloned());
             }
         }
     }
+    keys.into_iter().collect()
+}
+
+/// The candidates (the front or the ranking) as CSV: position, trial, configuration keys,
+/// GPUs, score, objectives (front), then one column per metric (known or extra) and one per
+/// label seen in any candidate, each sorted by name.
+pub fn candidates_csv(file: &ResultFile) -> String {
+    let config_keys = file.config_keys();
+    let metric_keys = object_keys(file.candidates.iter(), &["metrics", "extra"]);
+    let label_keys = object_keys(file.candidates.iter(), &["labels"]);
     let mut header: Vec<String> = vec!["position".into(), "trial".into()];
     header.extend(config_keys.iter().cloned());
     header.push("used_gpus".into());
@@ -253,17 +333,10 @@ pub fn candidates_csv(file: &ResultFile) -> String {
             .filter(|_| file.kind == "front")
             .map(|o| o.name.clone()),
     );
-    header.extend(metric_keys.iter().cloned());
-    let mut out = String::new();
-    out.push_str(
-        &header
-            .iter()
-            .map(|h| csv_field(h))
-            .collect::<Vec<_>>()
-            .join(","),
-    );
-    out.push('\n');
-    for (pos, c) in file.candidates.iter().enumerate() {
+    for k in metric_keys.iter().chain(&label_keys) {
+        push_report_column(&mut header, k);
+    }
+    let rows = file.candidates.iter().enumerate().map(|(pos, c)| {
         let mut row: Vec<String> = vec![(pos + 1).to_string(), cell(c.get("index"))];
         for k in &config_keys {
             row.push(cell(c.get("config").and_then(|m| m.get(k))));
@@ -276,31 +349,207 @@ pub fn candidates_csv(file: &ResultFile) -> String {
             }
         }
         for k in &metric_keys {
-            row.push(cell(c.get("metrics").and_then(|m| m.get(k))));
+            let known = c.get("metrics").and_then(|m| m.get(k));
+            row.push(cell(
+                known.or_else(|| c.get("extra").and_then(|m| m.get(k))),
+            ));
         }
-        out.push_str(
-            &row.iter()
-                .map(|h| csv_field(h))
-                .collect::<Vec<_>>()
-                .join(","),
-        );
-        out.push('\n');
+        for k in &label_keys {
+            row.push(cell(c.get("labels").and_then(|m| m.get(k))));
+        }
+        row
+    });
+    crate::csv_out::to_string(&header, rows)
+}
+
+/// Every trial as CSV, in trial order (feasible, infeasible, failed, unsupported and cache
+/// hits alike): trial, status, reason, the configuration keys (the search space's
+/// parameters in its order, then the load, then any others), GPUs, score, then one column
+/// per metric and one per label seen in any trial, each sorted by name. A cache hit carries
+/// the report of the trial it repeats.
+pub fn trials_csv(file: &ResultFile) -> String {
+    let config_keys = file.trial_config_keys();
+    let mut metric_keys = BTreeSet::new();
+    let mut label_keys = BTreeSet::new();
+    for t in &file.trials {
+        metric_keys.extend(t.metrics.keys());
+        label_keys.extend(t.labels.keys());
     }
-    out
+    let mut header: Vec<String> = vec!["trial".into(), "status".into(), "reason".into()];
+    header.extend(config_keys.iter().cloned());
+    header.push("used_gpus".into());
+    header.push("score".into());
+    for k in metric_keys.iter().chain(&label_keys) {
+        push_report_column(&mut header, k);
+    }
+    let number = |x: Option<f64>| x.map(crate::csv_out::number).unwrap_or_default();
+    let rows = file.trials.iter().map(|t| {
+        let mut row: Vec<String> = vec![
+            t.trial.to_string(),
+            t.status.as_str().to_owned(),
+            t.reason.clone().unwrap_or_default(),
+        ];
+        for k in &config_keys {
+            row.push(cell(t.config.get(k)));
+        }
+        row.push(cell(t.config.get("used_gpus")));
+        row.push(number(t.score));
+        for k in &metric_keys {
+            row.push(number(t.metrics.get(*k).copied()));
+        }
+        for k in &label_keys {
+            row.push(t.labels.get(*k).cloned().unwrap_or_default());
+        }
+        row
+    });
+    crate::csv_out::to_string(&header, rows)
 }
 
 fn cell(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-    }
+    crate::csv_out::value(v)
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::BTreeMap;
+
+    fn trial(id: u64, status: Status, config: Value, report: Value) -> TrialResult {
+        let mut metrics = BTreeMap::new();
+        let mut labels = BTreeMap::new();
+        let (Value::Object(config), Value::Object(report)) = (config, report) else {
+            panic!("objects expected");
+        };
+        for (k, v) in report {
+            match v {
+                Value::String(s) => match sweeper_score::json_f64::parse_non_finite(&s) {
+                    Some(x) => {
+                        metrics.insert(k, x);
+                    }
+                    None => {
+                        labels.insert(k, s);
+                    }
+                },
+                other => {
+                    metrics.insert(k, other.as_f64().unwrap());
+                }
+            }
+        }
+        TrialResult {
+            trial: id,
+            config,
+            status,
+            reason: (status != Status::Feasible).then(|| format!("{} reason", status.as_str())),
+            score: (status == Status::Feasible).then_some(f64::NEG_INFINITY),
+            metrics,
+            labels,
+        }
+    }
+
+    fn candidate(trial: &TrialResult) -> Candidate {
+        let report =
+            sweeper_score::Report::from_map(trial.trial as usize, trial.metrics.clone()).unwrap();
+        sweeper_score::make_candidate(
+            trial.trial as usize,
+            trial.config.clone(),
+            &report,
+            &[sweeper_goal::Objective::E2eLatency],
+            false,
+        )
+    }
+
+    /// A ranking of one candidate (trial 1) among trials of every status.
+    fn file() -> ResultFile {
+        let report = json!({
+            "mean_e2e_latency_ms": "inf",
+            "my_extra": 3.5,
+            "concurrency": 16,
+            "note": "=cmd|' /C calc'!A0",
+        });
+        let config = json!({"tp": 2, "used_gpus": 2, "concurrency": 16});
+        let trials = vec![
+            trial(
+                0,
+                Status::Failed,
+                json!({"tp": 8, "used_gpus": 8}),
+                json!({}),
+            ),
+            trial(1, Status::Feasible, config.clone(), report.clone()),
+            trial(2, Status::CacheHit, config, report),
+            trial(3, Status::Unsupported, json!({"tp": 4}), json!({})),
+        ];
+        let best = candidate(&trials[1]);
+        let evaluated_by = HashMap::from([(1, &trials[1])]);
+        let value = candidate_value(&best, evaluated_by.get(&1).copied());
+        ResultFile {
+            sweeper_version: "0".into(),
+            seed: 1,
+            title: "t".into(),
+            kind: "ranking".into(),
+            target: "e2e_latency".into(),
+            objectives: Vec::new(),
+            candidates: vec![value.clone()],
+            evaluated: vec![value],
+            trials,
+            tallies: Tallies::default(),
+            top_reasons: Vec::new(),
+            config: json!({}),
+            columns: vec!["tp".into(), "kv_load_ratio".into(), "concurrency".into()],
+        }
+    }
+
+    #[test]
+    fn a_candidate_keeps_its_reports_extras_and_labels() {
+        let c = &file().candidates[0];
+        assert_eq!(c["metrics"], json!({"mean_e2e_latency_ms": "inf"}));
+        assert_eq!(c["extra"], json!({"concurrency": 16.0, "my_extra": 3.5}));
+        assert_eq!(c["labels"], json!({"note": "=cmd|' /C calc'!A0"}));
+        assert_eq!(c["score"], json!("-inf"));
+        // a candidate whose report holds only known metrics has neither
+        let mut t = trial(5, Status::Feasible, json!({}), json!({"gpu_hours": 1}));
+        let plain = candidate_value(&candidate(&t), Some(&t));
+        assert!(plain.get("extra").is_none() && plain.get("labels").is_none());
+        t.labels.insert("model".into(), "m".into());
+        assert_eq!(
+            candidate_value(&candidate(&t), Some(&t))["labels"],
+            json!({"model": "m"})
+        );
+    }
+
+    #[test]
+    fn result_csv_has_every_metric_and_label_and_unique_columns() {
+        let text = candidates_csv(&file());
+        assert_eq!(
+            text,
+            "position,trial,tp,concurrency,used_gpus,score,report.concurrency,\
+             mean_e2e_latency_ms,my_extra,note\n\
+             1,1,2,16,2.0,-inf,16.0,inf,3.5,'=cmd|' /C calc'!A0\n"
+        );
+    }
+
+    #[test]
+    fn trials_csv_has_a_row_per_trial_of_every_status() {
+        let text = trials_csv(&file());
+        assert_eq!(
+            text,
+            "trial,status,reason,tp,concurrency,used_gpus,score,report.concurrency,\
+             mean_e2e_latency_ms,my_extra,note\n\
+             0,failed,failed reason,8,,8,,,,,\n\
+             1,feasible,,2,16,2,-inf,16.0,inf,3.5,'=cmd|' /C calc'!A0\n\
+             2,cache_hit,cache_hit reason,2,16,2,,16.0,inf,3.5,'=cmd|' /C calc'!A0\n\
+             3,unsupported,unsupported reason,4,,,,,,,\n"
+        );
+    }
+
+    #[test]
+    fn report_columns_never_take_a_name_twice() {
+        let mut header = vec!["score".to_owned(), "report.score".to_owned()];
+        push_report_column(&mut header, "score");
+        push_report_column(&mut header, "x");
+        assert_eq!(
+            header,
+            ["score", "report.score", "report.report.score", "x"]
+        );
     }
 }

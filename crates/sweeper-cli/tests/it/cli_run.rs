@@ -67,6 +67,7 @@ fn run_with_a_command_evaluator_prints_the_front_and_writes_the_outputs() {
         "journal.jsonl",
         "result.json",
         "result.csv",
+        "trials.csv",
         "front.svg",
         "config.yaml",
     ] {

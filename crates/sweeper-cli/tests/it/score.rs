@@ -313,7 +313,14 @@ fn config_and_file_errors() {
 fn help_teaches_with_examples() {
     let run = sweeper(["score", "--help"]);
     assert_eq!(run.code, 0);
-    for want in ["Examples", "JSON Lines", "--top", "Exit status"] {
+    for want in [
+        "Examples",
+        "JSON Lines",
+        "--top",
+        "Exit status",
+        "runs/quickstart/journal.jsonl",
+        "runs/quickstart/result.json",
+    ] {
         assert!(run.stdout.contains(want), "{want}: {}", run.stdout);
     }
 }
