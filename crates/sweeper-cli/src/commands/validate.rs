@@ -244,18 +244,14 @@ fn table(path: &std::path::Path, cfg: &SweepConfig) -> String {
 }
 
 fn csv(path: &std::path::Path, cfg: &SweepConfig) -> String {
-    let quote = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_owned()
-        }
-    };
-    let mut out = String::from("key,value\n");
-    let _ = writeln!(out, "valid,true");
-    let _ = writeln!(out, "config,{}", quote(&path.display().to_string()));
-    for (k, v) in rows(cfg) {
-        let _ = writeln!(out, "{k},{}", quote(&v));
-    }
-    out
+    let mut rows: Vec<[String; 2]> = vec![
+        ["valid".into(), "true".into()],
+        ["config".into(), path.display().to_string()],
+    ];
+    rows.extend(rows_of(cfg));
+    sweeper_cli::csv_out::to_string(&["key".to_owned(), "value".to_owned()], rows)
+}
+
+fn rows_of(cfg: &SweepConfig) -> impl Iterator<Item = [String; 2]> {
+    rows(cfg).into_iter().map(|(k, v)| [k.to_owned(), v])
 }
