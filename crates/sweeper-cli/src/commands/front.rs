@@ -125,7 +125,7 @@ fn millis(since: Instant) -> f64 {
 
 /// Writes a line on stderr (diagnostics; stdout is data).
 pub(crate) fn note(text: &str) {
-    let _ = writeln!(io::stderr().lock(), "{text}");
+    super::print_stderr(&format!("{text}\n"));
 }
 
 /// Streams data to stdout through a buffer; a closed pipe ends quietly with exit 0.

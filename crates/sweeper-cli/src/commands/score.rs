@@ -8,9 +8,10 @@
 use super::front::{exact, input_error, json_io, note, write_csv, write_stdout, write_table};
 use super::{CliError, CliResult, Format};
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use sweeper_cli::input::{Place, ReportRow, parse_reports, read_bytes};
+use sweeper_cli::input::{Place, ReportRow, parse_reports_with_notes, read_bytes};
 use sweeper_cli::run::{Status, TrialResult, rescore_journal};
 use sweeper_goal::{ConfigError, Objective, SweepConfig, UsedGpus};
 use sweeper_score::{
@@ -100,6 +101,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let budget = cfg.search_space.gpu_budget as f64;
     let rows = read_rows(&args.reports, &cfg)?;
     let total = rows.len();
+    warn_silent_zeros(objectives, &rows);
     let mut feasible = Vec::with_capacity(total);
     for row in rows {
         let mut config = row.config;
@@ -153,6 +155,44 @@ pub(crate) fn run(args: &Args) -> CliResult {
     })
 }
 
+/// A per-GPU objective reads 0 for a report without `gpu_hours` and `duration_ms` (SPEC 3:
+/// no division by zero); the value stays 0, but the user is told once, with the count, the
+/// keys, and how to fix the reports.
+fn warn_silent_zeros(objectives: &[Objective], rows: &[ReportRow]) {
+    let per_gpu: Vec<&str> = objectives
+        .iter()
+        .filter(|o| matches!(o, Objective::ThroughputPerGpu | Objective::GoodputPerGpu))
+        .map(|o| o.name())
+        .collect();
+    if per_gpu.is_empty() {
+        return;
+    }
+    let lacking: Vec<&ReportRow> = rows
+        .iter()
+        .filter(|r| sweeper_score::avg_gpu(&r.report) <= 0.0)
+        .collect();
+    if lacking.is_empty() {
+        return;
+    }
+    let with_gpus = lacking
+        .iter()
+        .filter(|r| r.config.contains_key(USED_GPUS))
+        .count();
+    let mut text = format!(
+        "warning: {} of {} reports lack a positive gpu_hours or duration_ms, so their {} read 0 (SPEC 3); add both keys to the reports",
+        lacking.len(),
+        rows.len(),
+        per_gpu.join(" and ")
+    );
+    if with_gpus > 0 {
+        let _ = write!(
+            text,
+            " ({with_gpus} of them give used_gpus: gpu_hours = used_gpus × duration_ms / 3,600,000)"
+        );
+    }
+    note(&text);
+}
+
 /// What a file given to `score` holds, from its content.
 #[derive(Debug, PartialEq)]
 enum Input {
@@ -194,7 +234,14 @@ fn detect(bytes: &[u8]) -> Input {
 fn read_rows(path: &Path, cfg: &SweepConfig) -> Result<Vec<ReportRow>, CliError> {
     let bytes = read_bytes(path).map_err(|e| input_error(&e))?;
     match detect(&bytes) {
-        Input::Reports => parse_reports(path, &bytes).map_err(|e| input_error(&e)),
+        Input::Reports => {
+            let (rows, notes) =
+                parse_reports_with_notes(path, &bytes).map_err(|e| input_error(&e))?;
+            for n in notes {
+                note(&format!("warning: {n}"));
+            }
+            Ok(rows)
+        }
         Input::Journal => {
             if path.as_os_str() == "-" {
                 return Err(CliError::io(

@@ -11,7 +11,7 @@ mod npy;
 mod reports;
 
 pub use npy::{NpyMatrix, encode_npy, parse_npy, read_npy};
-pub use reports::{ReportRow, parse_reports, read_reports};
+pub use reports::{ReportRow, parse_reports, parse_reports_with_notes, read_reports};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

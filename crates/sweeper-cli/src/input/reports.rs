@@ -36,9 +36,20 @@ pub fn read_reports(path: &Path) -> Result<Vec<ReportRow>, InputError> {
 
 /// [`read_reports`] of bytes already in memory; `path` only names them in errors.
 pub fn parse_reports(path: &Path, bytes: &[u8]) -> Result<Vec<ReportRow>, InputError> {
+    parse_reports_with_notes(path, bytes).map(|(rows, _)| rows)
+}
+
+/// [`parse_reports`], with notes for people about what was read in a way they may not
+/// expect: one per CSV metric column with empty cells (each read as a missing metric), with
+/// the count.
+pub fn parse_reports_with_notes(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(Vec<ReportRow>, Vec<String>), InputError> {
     let bytes = super::without_bom(bytes);
+    let mut empty: BTreeMap<String, usize> = BTreeMap::new();
     let rows = match sniff(bytes) {
-        TableFormat::Csv => csv_reports(path, bytes)?,
+        TableFormat::Csv => csv_reports(path, bytes, &mut empty)?,
         TableFormat::JsonLines => json_reports(path, bytes, false)?,
         TableFormat::JsonArray => json_reports(path, bytes, true)?,
         TableFormat::Npy => {
@@ -56,7 +67,17 @@ pub fn parse_reports(path: &Path, bytes: &[u8]) -> Result<Vec<ReportRow>, InputE
             detail: String::new(),
         });
     }
-    Ok(rows)
+    let notes = empty
+        .into_iter()
+        .map(|(column, n)| {
+            format!(
+                "column {}: {n} empty cell{}, each read as a missing metric",
+                crate::text::quote(&column),
+                if n == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    Ok((rows, notes))
 }
 
 /// Turns a scorer error about one candidate into an input error at its place.
@@ -147,7 +168,11 @@ fn config_value(cell: &str) -> Option<Value> {
     })
 }
 
-fn csv_reports(path: &Path, bytes: &[u8]) -> Result<Vec<ReportRow>, InputError> {
+fn csv_reports(
+    path: &Path,
+    bytes: &[u8],
+    empty: &mut BTreeMap<String, usize>,
+) -> Result<Vec<ReportRow>, InputError> {
     let (headers, rows) = text_rows(path, bytes)?;
     let is_metric: Vec<bool> = headers
         .iter()
@@ -164,6 +189,7 @@ fn csv_reports(path: &Path, bytes: &[u8]) -> Result<Vec<ReportRow>, InputError> 
         for ((name, cell), &metric) in headers.iter().zip(&text.cells).zip(&is_metric) {
             if metric {
                 if cell.trim().is_empty() {
+                    *empty.entry(name.clone()).or_insert(0) += 1;
                     continue;
                 }
                 let x = parse_number(cell).map_err(|detail| InputError::Value {

@@ -324,3 +324,44 @@ fn help_teaches_with_examples() {
         assert!(run.stdout.contains(want), "{want}: {}", run.stdout);
     }
 }
+
+#[test]
+fn silent_zeros_and_empty_cells_are_warned_about_once() {
+    // no gpu_hours/duration_ms in two rows: their throughput_per_gpu reads 0 (SPEC 3)
+    let (_d, path) = temp_file(
+        "r.csv",
+        "used_gpus,output_throughput_tok_s,gpu_hours,duration_ms,mean_e2e_latency_ms\n\
+         4,400,4,3600000,\n\
+         2,300,,,10\n\
+         1,100,,,\n",
+    );
+    let (list, stderr) = score_json("kimi-throughput-per-gpu-4.yaml", &path);
+    assert_eq!(list.as_array().unwrap().len(), 3);
+    let per_gpu: Vec<&str> = stderr.lines().filter(|l| l.contains("read 0")).collect();
+    assert_eq!(per_gpu.len(), 1, "{stderr}");
+    assert!(per_gpu[0].contains("2 of 3 reports"), "{stderr}");
+    assert!(per_gpu[0].contains("gpu_hours or duration_ms"), "{stderr}");
+    assert!(per_gpu[0].contains("2 of them give used_gpus"), "{stderr}");
+    // one line per column with empty cells, with the count
+    let empty: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("empty cell"))
+        .collect();
+    assert_eq!(empty.len(), 3, "{stderr}");
+    assert!(
+        stderr.contains("column `gpu_hours`: 2 empty cells"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("column `mean_e2e_latency_ms`: 2 empty cells"),
+        "{stderr}"
+    );
+    // a goal that does not divide by GPUs says nothing about them
+    let run = sweeper([
+        "score".as_ref(),
+        "--config".as_ref(),
+        fixture("kimi-latency.yaml").as_os_str(),
+        path.as_os_str(),
+    ]);
+    assert!(!run.stderr.contains("read 0"), "{}", run.stderr);
+}
