@@ -257,3 +257,33 @@ fn error_output_snapshot() {
     let err = text(&out.stderr).replace(&cfg, "[CONFIG]");
     insta::assert_snapshot!("multi_error_output", err);
 }
+
+#[test]
+fn validate_refuses_what_run_would_refuse_before_its_first_trial() {
+    let dir = tempfile::tempdir().unwrap();
+    for (body, why) in [
+        (
+            "evaluator: {builtin: {model: nope}}\n",
+            "unknown model preset `nope`",
+        ),
+        (
+            "evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200, bogus: 1}}\n",
+            "evaluator.builtin.bogus: unknown key",
+        ),
+        (
+            "search_space: {parameters: {x: {int: [1, 1e18]}}}\n",
+            "search_space.parameters.x",
+        ),
+        (
+            "evaluator: {command: [no-such-program-anywhere]}\n",
+            "was not found in any directory of PATH",
+        ),
+    ] {
+        let path = write_config(dir.path(), "c.yaml", body);
+        let out = validate(&[&path]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{body}: {stderr}");
+        assert!(stderr.contains(why), "{body}: {stderr}");
+        assert!(out.stdout.is_empty(), "{body}");
+    }
+}
