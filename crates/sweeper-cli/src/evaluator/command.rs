@@ -4,7 +4,7 @@
 //! The protocol is documented on [`CommandEvaluator`].
 
 use super::persistent::Workers;
-use super::process::{self, Event, MAX_STDOUT_BYTES, Proc, StdoutMode};
+use super::process::{self, Containment, Event, MAX_STDOUT_BYTES, Proc, StdoutMode};
 use super::report::{Malformed, parse_answer};
 use super::{EvalOutcome, EvalRequest, Evaluator};
 use std::collections::BTreeMap;
@@ -20,9 +20,10 @@ pub const EXIT_UNSUPPORTED: i32 = 3;
 /// KV cache holds less than one request at the candidate's workload).
 pub const EXIT_INFEASIBLE: i32 = 4;
 
-/// How long stderr may stay open after the evaluator exited and stdout closed (a process
-/// that left the group may hold it): the reason then quotes what was read by then.
-const STDERR_GRACE: Duration = Duration::from_secs(1);
+/// How long stdout and stderr may stay open once the evaluator exited and what it left was
+/// killed (a process out of the containment's reach may hold them): the report and the
+/// reason are then what was read by then.
+const PIPES_GRACE: Duration = Duration::from_millis(500);
 
 /// How an external evaluator is run.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,6 +157,23 @@ impl CommandEvaluator {
     pub fn spec(&self) -> &CommandSpec {
         &self.spec
     }
+
+    /// How many stdout lines of its persistent workers were dropped, credited to no
+    /// candidate, so far: answers carrying another candidate's `id`, lines printed while no
+    /// candidate was out, and lines over the buffer bound. Always 0 for a one-shot
+    /// evaluator. Nothing is logged when a line is dropped: a caller that wants to warn
+    /// reads this (once a sweep is over, say), so the note comes once, not per line.
+    pub fn dropped_lines(&self) -> u64 {
+        self.workers.as_ref().map_or(0, Workers::dropped_lines)
+    }
+
+    /// How the processes of each evaluation are contained on this machine, decided once
+    /// per process: `"cgroup"` (a cgroup v2 per evaluation), `"subreaper"` (sweeper as a
+    /// child subreaper, marked processes killed and reaped) or `"process-group"` (the
+    /// process group alone). See [Containment](CommandEvaluator#containment).
+    pub fn containment() -> &'static str {
+        process::containment().name()
+    }
 }
 
 impl fmt::Debug for CommandEvaluator {
@@ -174,7 +192,7 @@ impl Evaluator for CommandEvaluator {
         };
         line.push(b'\n');
         match &self.workers {
-            Some(workers) => workers.evaluate(&self.spec, worker, line),
+            Some(workers) => workers.evaluate(&self.spec, worker, request.id, &line),
             None => run_once(&self.spec, line),
         }
     }
@@ -190,8 +208,13 @@ impl Drop for CommandEvaluator {
 
 /// Runs one one-shot evaluation: spawn, write, collect, judge.
 fn run_once(spec: &CommandSpec, input: Vec<u8>) -> EvalOutcome {
+    run_once_in(spec, input, process::containment())
+}
+
+/// [`run_once`] with the containment given (the tests try each one).
+fn run_once_in(spec: &CommandSpec, input: Vec<u8>, containment: Containment) -> EvalOutcome {
     let deadline = deadline_after(spec.timeout);
-    let mut proc = match Proc::spawn(spec, StdoutMode::Whole) {
+    let mut proc = match Proc::spawn_in(spec, StdoutMode::Whole, containment) {
         Ok(proc) => proc,
         Err(e) => return EvalOutcome::Failed(start_failure(spec, &e)),
     };
@@ -201,23 +224,16 @@ fn run_once(spec: &CommandSpec, input: Vec<u8>) -> EvalOutcome {
     let mut exited = false;
     let mut stdout = None;
     let mut stderr_closed = false;
-    let mut stderr_deadline = deadline;
+    // Set when the evaluator exits: from then on its exit decides, not the limit.
+    let mut pipes_deadline = deadline;
     while !(exited && stdout.is_some() && stderr_closed) {
-        let wait_until = if exited && stdout.is_some() {
-            stderr_deadline
-        } else {
-            deadline
-        };
-        match proc
-            .events
-            .recv_timeout(wait_until.saturating_duration_since(Instant::now()))
-        {
+        match proc.recv_timeout(pipes_deadline.saturating_duration_since(Instant::now())) {
             Ok(Event::Exited) => {
                 exited = true;
-                // Whatever the evaluator left running in its group would hold the pipes
-                // open (and outlive the sweep): the evaluation is over, so end it.
-                proc.kill_group();
-                stderr_deadline = deadline.min(Instant::now() + STDERR_GRACE);
+                // The evaluation is over: what the evaluator left running (in its group or
+                // its containment) would hold the pipes open and outlive the sweep.
+                proc.kill_all();
+                pipes_deadline = Instant::now() + PIPES_GRACE;
             }
             Ok(Event::StdoutAll(bytes)) => stdout = Some(Ok(bytes)),
             Ok(Event::StdoutError(e)) => stdout = Some(Err(e)),
@@ -229,9 +245,9 @@ fn run_once(spec: &CommandSpec, input: Vec<u8>) -> EvalOutcome {
                 ));
             }
             Ok(Event::StderrClosed) => stderr_closed = true,
-            // Line events only come in line mode; nothing else is sent.
-            Ok(Event::StdoutLine(_) | Event::StdoutClosed) => {}
-            Err(RecvTimeoutError::Timeout) if exited && stdout.is_some() => break,
+            // Line events only come in line mode, and stdin was closed after the candidate.
+            Ok(Event::StdoutLine(_) | Event::StdoutClosed | Event::StdinClosed) => {}
+            Err(RecvTimeoutError::Timeout) if exited => break,
             Err(RecvTimeoutError::Timeout) => {
                 let _ = proc.finish();
                 return EvalOutcome::TimedOut(timeout_reason(spec.timeout));
@@ -239,6 +255,11 @@ fn run_once(spec: &CommandSpec, input: Vec<u8>) -> EvalOutcome {
             // Every thread is gone: nothing more can come.
             Err(RecvTimeoutError::Disconnected) => break,
         }
+    }
+    if stdout.is_none() && exited {
+        // A process out of the containment's reach still holds stdout: the evaluator has
+        // exited, so what it printed is all in already.
+        stdout = Some(Ok(proc.stdout_so_far()));
     }
 
     let status = proc.finish();
@@ -320,5 +341,106 @@ pub(super) fn start_failure(spec: &CommandSpec, error: &std::io::Error) -> Strin
             dir.display()
         ),
         None => format!("cannot start evaluator `{program}`: {error}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// `tests/evaluators/detach.sh`: a one-shot evaluator whose `setsid` child keeps stdout
+    /// open; with `hang` it never answers.
+    fn detach(pid_file: &Path, hang: bool, timeout: Duration) -> CommandSpec {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/evaluators/detach.sh");
+        let mut argv = vec![
+            "sh".to_owned(),
+            script.to_string_lossy().into_owned(),
+            pid_file.to_string_lossy().into_owned(),
+        ];
+        if hang {
+            argv.push("hang".to_owned());
+        }
+        CommandSpec {
+            timeout,
+            ..CommandSpec::new(argv)
+        }
+    }
+
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|text| {
+            !text
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    }
+
+    fn read_pid(path: &Path) -> u32 {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn with_the_process_group_alone_the_exit_still_decides() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("detached.pid");
+        let spec = detach(&pid_file, false, Duration::from_secs(20));
+        let started = Instant::now();
+        let outcome = run_once_in(&spec, b"{}".to_vec(), Containment::ProcessGroup);
+        let took = started.elapsed();
+        let EvalOutcome::Report(report) = outcome else {
+            panic!("expected a report, got {outcome:?}");
+        };
+        assert_eq!(report["throughput"], 5.0);
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+        // Out of the group's reach, the child survives (what the docs say of other Unix
+        // systems); the test ends it.
+        let detached = read_pid(&pid_file);
+        assert!(alive(detached));
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(detached.cast_signed()),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn as_a_subreaper_a_timeout_kills_the_detached_child() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("detached.pid");
+        let spec = detach(&pid_file, true, Duration::from_secs(2));
+        assert_eq!(
+            run_once_in(&spec, b"{}".to_vec(), Containment::Subreaper),
+            EvalOutcome::TimedOut(timeout_reason(Duration::from_secs(2)))
+        );
+        let detached = read_pid(&pid_file);
+        assert!(
+            !Path::new(&format!("/proc/{detached}")).exists(),
+            "killed and reaped"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn as_a_subreaper_the_report_comes_at_the_exit_and_the_child_is_reaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("detached.pid");
+        let spec = detach(&pid_file, false, Duration::from_secs(20));
+        let started = Instant::now();
+        let outcome = run_once_in(&spec, b"{}".to_vec(), Containment::Subreaper);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(matches!(outcome, EvalOutcome::Report(_)), "{outcome:?}");
+        let detached = read_pid(&pid_file);
+        assert!(
+            !Path::new(&format!("/proc/{detached}")).exists(),
+            "killed and reaped"
+        );
     }
 }
