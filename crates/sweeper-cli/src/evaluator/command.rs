@@ -87,29 +87,79 @@ pub enum EvaluatorError {
 ///   that converts a `kv_load_ratio` says the KV cache holds less than one request); any
 ///   other code, or a signal, is a failed evaluation. For 3 and 4 the reason is the last
 ///   non-empty stderr line; for a failure, the exit code or signal and the last (up to
-///   five) stderr lines, joined with ` | `.
+///   five) stderr lines, joined with ` | `. The evaluator's exit decides the outcome: once
+///   it has exited, what it left running is killed (see [Containment](#containment)),
+///   stdout and stderr get 500 ms to reach their end, and what was read by then is the
+///   answer, even if a process out of reach still holds stdout open. A one-shot report is
+///   read as printed: an `id` in it is a metric like any other.
 /// - **Persistent** (`persistent: true`): one long-lived process per worker, started on its
 ///   worker's first candidate. Each candidate is one JSON line on stdin and gets one answer
 ///   line on stdout, so a slow start-up (loading a performance database) is paid once per
-///   worker. A worker that exits or is killed while a candidate is out is restarted on its
-///   next candidate, and that candidate is failed (exit codes 3 and 4 still mean unsupported
-///   and infeasible). A worker whose answer is not even a JSON object is restarted too,
-///   since its lines may be out of step; stray lines printed between candidates are
-///   discarded. Persistent workers should answer unsupported and infeasible candidates with
-///   a status answer, which keeps them alive. Closing stdin asks a worker to exit. Worker
-///   indexes at or above `workers` share slots (modulo `workers`).
+///   worker. Every answer (report or status answer) should carry the candidate's **`id`**,
+///   the number sent as the request's `id`: `{"id": 17, "output_throughput_tok_s": 1250.5}`,
+///   `{"id": 17, "status": "infeasible", "reason": "..."}`. sweeper takes it out of the
+///   answer (it is no metric and never reaches the report) and checks it: a line with
+///   another candidate's `id` (a late second answer, an answer one candidate behind) is
+///   not credited to the candidate that is out; it is dropped and the wait goes on, within
+///   the limit. An `id` that is not a non-negative integer fails the candidate. Without an
+///   `id` a line is credited to the candidate that is out, as it must be for workers
+///   written before the `id` existed; a late line then cannot be told from an answer.
+///   Lines printed while no candidate is out are dropped too. Every dropped line is
+///   counted, nothing is logged: [`CommandEvaluator::dropped_lines`] says how many, so a
+///   caller can warn once. Blank lines answer nothing and are skipped.
+///
+///   A worker that exits or is killed while a candidate is out is restarted on its next
+///   candidate, and that candidate is failed (exit codes 3 and 4 still mean unsupported
+///   and infeasible), unless the worker never read the candidate: a worker that exits
+///   right after an answer (or one it sent before) is restarted and the candidate goes to
+///   the new worker, once. On Linux, "never read" is the candidate's bytes still unread in
+///   the stdin pipe (`FIONREAD`); elsewhere only a candidate that could not be written at
+///   all counts as unread. A worker that closed its stdin but lives on (the write meets a
+///   broken pipe, or nothing reads the pipe any more) fails the candidate at once with a
+///   reason saying that the worker closed its input, and is restarted for the next one. A
+///   worker whose answer is not even a JSON object is restarted too, since its lines may be
+///   out of step. Persistent workers should answer unsupported and infeasible candidates
+///   with a status answer, which keeps them alive. Closing stdin asks a worker to exit.
+///   Worker indexes at or above `workers` share slots (modulo `workers`).
 ///
 /// The limit (`max_eval_seconds`) covers one candidate from the moment it is sent; a
-/// persistent worker's first candidate includes its start-up. Over the limit, the whole
-/// process group is killed and the candidate is [`EvalOutcome::TimedOut`]. More than
-/// 16 MiB on stdout (for one candidate) is a failure.
+/// persistent worker's first candidate includes its start-up. Over the limit, everything
+/// the evaluation started is killed and the candidate is [`EvalOutcome::TimedOut`]. More
+/// than 16 MiB on stdout (for one candidate; for a persistent worker, in one line) is a
+/// failure. What sweeper buffers of a worker's stdout is bounded: at most 1024 lines and
+/// 4 MiB wait to be read (one line of up to 16 MiB always passes), and the lines over that
+/// are dropped and counted, so stray output, however much, costs memory it cannot grow.
+///
+/// # Containment
 ///
 /// Every evaluator runs in a process group of its own, with nothing passed through a shell:
 /// the environment is sweeper's plus `env`, the working directory `cwd` (relative paths in
-/// `argv` resolve against it). When a one-shot evaluator exits, whatever it left running in
-/// its process group is killed, so a stray background job can neither hold the sweep up nor
-/// outlive it. Because the group is not sweeper's, a Ctrl-C at the terminal reaches sweeper
-/// only: dropping the [`CommandEvaluator`] is what stops its persistent workers.
+/// `argv` resolve against it). Because the group is not sweeper's, a Ctrl-C at the terminal
+/// reaches sweeper only: dropping the [`CommandEvaluator`] is what stops its persistent
+/// workers (and [`kill_running_evaluators`](super::kill_running_evaluators) what a signal
+/// handler calls).
+///
+/// A process that leaves the group (`setsid`, a daemon's double fork) is contained too,
+/// where the platform allows, in the first of these that works, chosen once per sweeper
+/// process ([`CommandEvaluator::containment`] says which):
+///
+/// - **`cgroup`** (Linux, cgroup v2 with a writable cgroup for sweeper: root, or a
+///   delegated subtree, and Linux 5.14 for `cgroup.kill`): each evaluator process starts in
+///   a child cgroup of sweeper's own, `sweeper-<pid>-<n>`, joined before its first
+///   instruction; nothing it starts can leave it. Ending the evaluation writes
+///   `cgroup.kill`, and the empty cgroup is removed.
+/// - **`subreaper`** (other Linux): sweeper makes itself a child subreaper
+///   (`PR_SET_CHILD_SUBREAPER`), so orphaned descendants are re-parented to it instead of
+///   init, and each evaluator's environment carries `SWEEPER_EVALUATION=<pid>-<n>`. Ending
+///   the evaluation kills every process whose environment carries that mark and reaps those
+///   re-parented to sweeper. A descendant that clears its environment escapes.
+/// - **`process-group`** (other Unix systems): the process group alone. A child that left
+///   it survives the evaluation; the report is still taken when the evaluator exits.
+///
+/// When a one-shot evaluator exits or runs over the limit, and when a persistent worker is
+/// stopped (it died, ran over the limit, got out of step, or the evaluator was dropped),
+/// whatever is left in its group and its containment is killed, so a stray background job
+/// can neither hold the sweep up nor outlive it.
 ///
 /// # Example
 ///

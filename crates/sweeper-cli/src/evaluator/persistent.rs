@@ -1,9 +1,13 @@
 //! Persistent evaluators: one long-lived process per worker, speaking JSON Lines.
 //!
 //! Each worker slot has its own lock, so workers run in parallel and a slot's process only
-//! ever has one candidate out: answers cannot be confused between candidates. The same idea
-//! as a process pool that keeps interpreters warm between tasks (Python's
-//! `multiprocessing.Pool`), with a restart instead of a pool-wide failure when one dies.
+//! ever has one candidate out. That alone does not keep answers apart: a worker that
+//! answers twice, or late, would have its extra line read as the next candidate's answer.
+//! So an answer names its candidate (`id`), and a line naming another is dropped and
+//! counted, as are lines printed while no candidate is out. The same idea as a process
+//! pool that keeps interpreters warm between tasks (Python's `multiprocessing.Pool`), with
+//! a restart instead of a pool-wide failure when one dies; matching replies to requests by
+//! id is what JSON-RPC does.
 
 use super::EvalOutcome;
 use super::command::{
