@@ -220,6 +220,9 @@ impl Jail {
             }
             self.remove_cgroup();
             self.kind = Kind::ProcessGroup;
+            if let Some(base) = cgroup_base() {
+                remove_stale_cgroups(base);
+            }
         }
     }
 
@@ -247,8 +250,19 @@ impl Drop for Jail {
 pub(super) fn kill_all_contained() {
     #[cfg(target_os = "linux")]
     {
-        for dir in live_cgroups().iter() {
+        let dirs: Vec<PathBuf> = live_cgroups().iter().cloned().collect();
+        for dir in &dirs {
             cgroup_kill(dir);
+        }
+        // The caller is about to exit: nobody else would remove them.
+        let give_up = Instant::now() + KILL_WAIT;
+        for dir in &dirs {
+            while !cgroup_empty(dir) && Instant::now() < give_up {
+                thread::sleep(Duration::from_millis(2));
+            }
+            if fs::remove_dir(dir).is_ok() {
+                live_cgroups().remove(dir);
+            }
         }
         if SUBREAPER.get() == Some(&true) {
             let prefix = format!("{MARK_VAR}={}-", std::process::id());
@@ -306,6 +320,9 @@ fn cgroup_base() -> Option<&'static Path> {
         // `cgroup.kill` came with Linux 5.14; without it there is no way to kill them all.
         let usable = probe.join("cgroup.kill").exists();
         let _ = fs::remove_dir(&probe);
+        if usable {
+            remove_stale_cgroups(&dir);
+        }
         usable.then_some(dir)
     })
     .as_deref()
@@ -358,6 +375,31 @@ fn unescape_mount(field: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Removes the empty cgroups that a sweeper which is gone left under `base` (one killed by
+/// SIGKILL cleans up nothing). Only `sweeper-<pid>-…` entries whose pid has no process
+/// here are tried, and `rmdir` refuses a cgroup that still holds a process: what a dead
+/// sweeper's evaluators still run is left alone, to be removed by a later pass.
+#[cfg(target_os = "linux")]
+fn remove_stale_cgroups(base: &Path) {
+    let Ok(entries) = fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(owner) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("sweeper-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{owner}")).exists() {
+            let _ = fs::remove_dir(entry.path());
+        }
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -458,6 +500,27 @@ mod tests {
         assert_eq!(unescape_mount(r"/sys/fs/cgroup"), "/sys/fs/cgroup");
         assert_eq!(unescape_mount(r"/mnt/my\040cgroups"), "/mnt/my cgroups");
         assert_eq!(unescape_mount(r"/odd\\x\04"), r"/odd\\x\04");
+    }
+
+    #[test]
+    fn the_empty_cgroups_of_a_gone_sweeper_are_removed() {
+        // Only where cgroups are made (the subreaper has nothing to leave behind).
+        let Some(base) = cgroup_base() else {
+            return;
+        };
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let dead = gone.id();
+        gone.wait().unwrap();
+        let stale = base.join(format!("sweeper-{dead}-0"));
+        let ours = base.join(format!("sweeper-{}-stale-test", std::process::id()));
+        fs::create_dir(&stale).unwrap();
+        fs::create_dir(&ours).unwrap();
+        remove_stale_cgroups(base);
+        let (stale_left, ours_left) = (stale.exists(), ours.exists());
+        let _ = fs::remove_dir(&stale);
+        fs::remove_dir(&ours).unwrap();
+        assert!(!stale_left, "the dead sweeper's cgroup is removed");
+        assert!(ours_left, "a live sweeper's cgroup is not");
     }
 
     #[test]
