@@ -387,12 +387,17 @@ fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
 /// evaluations in flight then end as failures (killed by SIGKILL). Safe to call from any
 /// thread, at any time: a group is signalled only while its leader is unreaped.
 pub fn kill_running_evaluators() -> usize {
-    let groups = live_groups();
-    for &group in groups.iter() {
-        let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
-    }
+    let signalled = {
+        let groups = live_groups();
+        for &group in groups.iter() {
+            let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+        }
+        groups.len()
+    };
+    // Not under the registry's lock: this waits (bounded) for the cgroups to empty, and the
+    // evaluations it kills reap their leaders meanwhile.
     contain::kill_all_contained();
-    groups.len()
+    signalled
 }
 
 /// How this process contains the evaluations it starts (see the docs of [`contain`]).
