@@ -13,6 +13,10 @@ and calls :func:`main`; this module does the rest:
   candidate that cannot be scored is still answered with one line, a status object
   ``{"status": "unsupported" | "infeasible" | "failed", "reason": "..."}``, so the
   process stays alive (its start-up, e.g. loading a performance database, is paid once).
+  Every answer, report or status, carries the candidate's ``id`` as it came in the
+  request: sweeper credits a line with another candidate's ``id`` to no candidate, so a
+  late or repeated answer can never land on the next one. sweeper takes the ``id`` out of
+  the report (it is no metric).
 
 stdout belongs to the protocol alone: before the wrapped tool is imported, file descriptor 1
 is pointed at stderr, so whatever the tool (or its native code) prints lands in stderr and
@@ -279,6 +283,20 @@ def status_object(err: EvalStatus) -> dict:
     return {STATUS_KEY: err.status, "reason": err.reason}
 
 
+ID_KEY = "id"
+
+
+def with_id(answer: dict, candidate: Any) -> dict:
+    """A persistent answer naming the candidate it answers: the request's ``id``, echoed.
+
+    Left out when the candidate has none (a line that was not even a JSON object): such an
+    answer is credited to the candidate that is out, which is the one that line carried.
+    """
+    if isinstance(candidate, dict) and isinstance(candidate.get(ID_KEY), int):
+        return {**answer, ID_KEY: candidate[ID_KEY]}
+    return answer
+
+
 # ---------------------------------------------------------------------------------------
 # The loop
 
@@ -357,6 +375,7 @@ def serve(make_evaluate: Callable[[], Callable[[dict], dict]], persistent: bool,
         try:
             candidate = json.loads(line)
         except json.JSONDecodeError as e:
+            candidate = None
             report, err = None, Failed(f"malformed candidate line: {e}")
         else:
             report, err = answer(candidate)
@@ -365,7 +384,7 @@ def serve(make_evaluate: Callable[[], Callable[[dict], dict]], persistent: bool,
             out = status_object(err)
         else:
             out = report
-        proto.write(json.dumps(out) + "\n")
+        proto.write(json.dumps(with_id(out, candidate)) + "\n")
         proto.flush()
     return 0
 

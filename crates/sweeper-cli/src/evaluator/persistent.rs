@@ -1,9 +1,13 @@
 //! Persistent evaluators: one long-lived process per worker, speaking JSON Lines.
 //!
 //! Each worker slot has its own lock, so workers run in parallel and a slot's process only
-//! ever has one candidate out: answers cannot be confused between candidates. The same idea
-//! as a process pool that keeps interpreters warm between tasks (Python's
-//! `multiprocessing.Pool`), with a restart instead of a pool-wide failure when one dies.
+//! ever has one candidate out. That alone does not keep answers apart: a worker that
+//! answers twice, or late, would have its extra line read as the next candidate's answer.
+//! So an answer names its candidate (`id`), and a line naming another is dropped and
+//! counted, as are lines printed while no candidate is out. The same idea as a process
+//! pool that keeps interpreters warm between tasks (Python's `multiprocessing.Pool`), with
+//! a restart instead of a pool-wide failure when one dies; matching replies to requests by
+//! id is what JSON-RPC does.
 
 use super::EvalOutcome;
 use super::command::{
@@ -11,8 +15,10 @@ use super::command::{
     timeout_reason, with_tail,
 };
 use super::process::{self, Event, MAX_STDOUT_BYTES, Proc, StdoutMode};
+use super::report::{LineAnswer, Malformed, parse_line_answer};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How long a dying worker's remaining output may take to arrive once its group is killed.
@@ -21,45 +27,110 @@ const DEATH_GRACE: Duration = Duration::from_secs(1);
 /// How long workers get to exit by themselves after their stdin is closed, before the kill.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// How long a worker that stopped reading its input (a broken pipe) may take to exit: one
+/// that exits was on its way out, one that lives on is deaf.
+const DEAF_GRACE: Duration = Duration::from_millis(250);
+
+/// How often a wait for an answer checks whether the worker still reads its input.
+const INPUT_CHECK: Duration = Duration::from_millis(100);
+
 /// The worker slots of one persistent evaluator; a slot is `None` until its first candidate
 /// and after its process died.
 pub(super) struct Workers {
     slots: Vec<Mutex<Option<Proc>>>,
+    /// Stdout lines credited to no candidate, over all workers.
+    dropped: Arc<AtomicU64>,
+}
+
+/// The candidate out on a worker.
+struct Out {
+    id: u64,
+    /// The length of its line, newline included.
+    len: u64,
+}
+
+/// How waiting for an answer ended.
+enum Awaited {
+    /// The candidate's outcome, and whether the worker may be kept.
+    Outcome(EvalOutcome, bool),
+    /// The worker died or stopped reading before it read the candidate: the candidate did
+    /// not cause that. The outcome is what the death would have meant for it.
+    NotRead(EvalOutcome),
 }
 
 impl Workers {
     pub(super) fn new(count: usize) -> Workers {
         Workers {
             slots: (0..count.max(1)).map(|_| Mutex::new(None)).collect(),
+            dropped: Arc::new(AtomicU64::new(0)),
         }
     }
 
-    /// Sends `line` (one JSON candidate and its newline) to worker `worker` (modulo the slot
-    /// count), starting or restarting its process as needed, and waits for the answer.
-    pub(super) fn evaluate(&self, spec: &CommandSpec, worker: usize, line: Vec<u8>) -> EvalOutcome {
+    /// How many stdout lines were credited to no candidate.
+    pub(super) fn dropped_lines(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Sends `line` (candidate `id` as one JSON line and its newline) to worker `worker`
+    /// (modulo the slot count), starting or restarting its process as needed, and waits
+    /// for the answer.
+    pub(super) fn evaluate(
+        &self,
+        spec: &CommandSpec,
+        worker: usize,
+        id: u64,
+        line: &[u8],
+    ) -> EvalOutcome {
         let mut slot = lock(&self.slots[worker % self.slots.len()]);
         // A worker that died while idle is replaced before the candidate goes out: that is
         // not this candidate's failure.
-        if slot.as_mut().is_some_and(|proc| !idle_and_alive(proc)) {
+        if slot
+            .as_mut()
+            .is_some_and(|proc| !idle_and_alive(proc, &self.dropped))
+        {
             *slot = None;
         }
-        let deadline = deadline_after(spec.timeout);
-        if slot.is_none() {
-            match Proc::spawn(spec, StdoutMode::Lines) {
-                Ok(proc) => *slot = Some(proc),
-                Err(e) => return EvalOutcome::Failed(start_failure(spec, &e)),
+        let out = Out {
+            id,
+            len: line.len() as u64,
+        };
+        loop {
+            let deadline = deadline_after(spec.timeout);
+            let fresh = slot.is_none();
+            if fresh {
+                let mode = StdoutMode::Lines {
+                    dropped: Arc::clone(&self.dropped),
+                };
+                match Proc::spawn(spec, mode) {
+                    Ok(proc) => *slot = Some(proc),
+                    Err(e) => return EvalOutcome::Failed(start_failure(spec, &e)),
+                }
+            }
+            let Some(proc) = slot.as_mut() else {
+                return EvalOutcome::Failed("persistent evaluator worker did not start".to_owned());
+            };
+            proc.send(line.to_vec());
+            match await_answer(proc, spec, &out, deadline, &self.dropped) {
+                Awaited::Outcome(outcome, keep) => {
+                    if !keep {
+                        // Dropping the process kills its group and reaps it; the next
+                        // candidate restarts.
+                        *slot = None;
+                    }
+                    return outcome;
+                }
+                // A worker that ran before this candidate and ended without reading it
+                // (it exited right after its last answer, say) is restarted, and the
+                // candidate goes to the new one, once. A fresh worker that dies unread
+                // failed to start: that is the outcome.
+                Awaited::NotRead(outcome) => {
+                    *slot = None;
+                    if fresh {
+                        return outcome;
+                    }
+                }
             }
         }
-        let Some(proc) = slot.as_mut() else {
-            return EvalOutcome::Failed("persistent evaluator worker did not start".to_owned());
-        };
-        proc.send(line);
-        let (outcome, keep) = await_answer(proc, spec, deadline);
-        if !keep {
-            // Dropping the process kills its group and reaps it; the next candidate restarts.
-            *slot = None;
-        }
-        outcome
     }
 
     /// Closes every worker's stdin, gives them [`SHUTDOWN_GRACE`] to exit together, then
@@ -80,10 +151,7 @@ impl Workers {
         let deadline = Instant::now() + SHUTDOWN_GRACE;
         for proc in &procs {
             loop {
-                match proc
-                    .events
-                    .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                {
+                match proc.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
                     Ok(Event::Exited) | Err(_) => break,
                     Ok(_) => {}
                 }
@@ -108,15 +176,21 @@ fn lock(slot: &Mutex<Option<Proc>>) -> MutexGuard<'_, Option<Proc>> {
     }
 }
 
-/// Discards stray stdout lines printed between candidates; false if the worker has exited
-/// or its stdout ended.
-fn idle_and_alive(proc: &Proc) -> bool {
+/// Discards (and counts) the stray stdout lines printed since the last answer; false if
+/// the worker has exited or its stdout ended.
+fn idle_and_alive(proc: &Proc, dropped: &AtomicU64) -> bool {
     if proc.has_exited() {
         return false;
     }
     loop {
-        match proc.events.try_recv() {
-            Ok(Event::StdoutLine(_) | Event::StderrClosed | Event::StdoutAll(_)) => {}
+        match proc.try_recv() {
+            Ok(Event::StdoutLine(bytes)) => {
+                if !bytes.trim_ascii().is_empty() {
+                    dropped.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            // A broken pipe shows again when the candidate is sent, and is judged then.
+            Ok(Event::StderrClosed | Event::StdoutAll(_) | Event::StdinClosed) => {}
             Ok(
                 Event::Exited | Event::StdoutClosed | Event::StdoutTooLarge | Event::StdoutError(_),
             )
@@ -126,30 +200,43 @@ fn idle_and_alive(proc: &Proc) -> bool {
     }
 }
 
-/// Waits for the answer line to the candidate just sent: the outcome, and whether the
-/// worker may be kept for the next candidate.
-fn await_answer(proc: &mut Proc, spec: &CommandSpec, deadline: Instant) -> (EvalOutcome, bool) {
+/// Whether the worker never read any of the candidate's line: at least its length is still
+/// unread (not written, or in the pipe), and a worker reads its input in order.
+fn not_read(proc: &Proc, out: &Out) -> bool {
+    proc.unread_input().is_some_and(|unread| unread >= out.len)
+}
+
+/// Waits for the answer line to the candidate just sent.
+fn await_answer(
+    proc: &mut Proc,
+    spec: &CommandSpec,
+    out: &Out,
+    deadline: Instant,
+    dropped: &AtomicU64,
+) -> Awaited {
     let mut stderr_open = true;
+    // Once the worker is seen to have read the candidate, its input is not checked again.
+    let mut read_it = false;
     loop {
-        match proc
-            .events
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match proc.recv_timeout(left.min(INPUT_CHECK)) {
             // A blank line answers nothing (a stray `print()`): keep waiting.
             Ok(Event::StdoutLine(bytes)) if bytes.trim_ascii().is_empty() => {}
-            Ok(Event::StdoutLine(bytes)) => {
-                let (outcome, malformed) = answer_outcome(&bytes, None);
-                let outcome = match outcome {
-                    EvalOutcome::Failed(reason) if malformed => EvalOutcome::Failed(with_tail(
+            Ok(Event::StdoutLine(bytes)) => match judge_line(&bytes, out.id) {
+                Ok(LineAnswer::Answer(outcome)) => return Awaited::Outcome(outcome, true),
+                Ok(LineAnswer::OtherCandidate) => {
+                    dropped.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(Malformed(reason)) => {
+                    let reason = with_tail(
                         format!(
                             "{reason} (a persistent evaluator answers each candidate with one line)"
                         ),
                         proc.stderr_tail(),
-                    )),
-                    other => other,
-                };
-                return (outcome, !malformed);
-            }
+                    );
+                    return Awaited::Outcome(EvalOutcome::Failed(reason), false);
+                }
+            },
             Ok(Event::StderrClosed) => stderr_open = false,
             Ok(Event::StdoutAll(_)) => {}
             Ok(Event::StdoutTooLarge) => {
@@ -157,50 +244,134 @@ fn await_answer(proc: &mut Proc, spec: &CommandSpec, deadline: Instant) -> (Eval
                     "evaluator printed a line of more than {} MiB on stdout",
                     MAX_STDOUT_BYTES >> 20
                 );
-                return (EvalOutcome::Failed(reason), false);
+                return Awaited::Outcome(EvalOutcome::Failed(reason), false);
             }
-            Ok(Event::Exited) => return (died(proc, deadline, true, stderr_open), false),
+            Ok(Event::Exited) => return died(proc, out, deadline, true, stderr_open, dropped),
             Ok(Event::StdoutClosed | Event::StdoutError(_)) => {
-                return (died(proc, deadline, false, stderr_open), false);
+                return died(proc, out, deadline, false, stderr_open, dropped);
+            }
+            Ok(Event::StdinClosed) => {
+                if let Some(awaited) = deaf(proc, out, deadline, stderr_open, dropped) {
+                    return awaited;
+                }
+                read_it = true;
             }
             Err(RecvTimeoutError::Disconnected) => {
-                return (died(proc, deadline, false, false), false);
+                return died(proc, out, deadline, false, false, dropped);
+            }
+            Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
+                return Awaited::Outcome(
+                    EvalOutcome::TimedOut(timeout_reason(spec.timeout)),
+                    false,
+                );
             }
             Err(RecvTimeoutError::Timeout) => {
-                return (EvalOutcome::TimedOut(timeout_reason(spec.timeout)), false);
+                if !read_it && proc.input_closed() {
+                    if let Some(awaited) = deaf(proc, out, deadline, stderr_open, dropped) {
+                        return awaited;
+                    }
+                    read_it = true;
+                }
             }
         }
     }
 }
 
+/// A worker's stdin is closed at its end (a write failed, or nothing reads the pipe). If it
+/// read the candidate first, `None`: its answer may still come. If not, the worker either
+/// exits within [`DEAF_GRACE`] (it was on its way out: the candidate goes to a new worker)
+/// or lives on without reading, and the candidate fails at once.
+fn deaf(
+    proc: &mut Proc,
+    out: &Out,
+    deadline: Instant,
+    stderr_open: bool,
+    dropped: &AtomicU64,
+) -> Option<Awaited> {
+    if !not_read(proc, out) {
+        return None;
+    }
+    let until = deadline.min(Instant::now() + DEAF_GRACE);
+    let mut stderr_open = stderr_open;
+    loop {
+        match proc.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Event::Exited) => {
+                return Some(died(proc, out, deadline, true, stderr_open, dropped));
+            }
+            Ok(Event::StdoutClosed | Event::StdoutError(_) | Event::StdoutTooLarge) => {
+                return Some(died(proc, out, deadline, false, stderr_open, dropped));
+            }
+            // It never read the candidate: nothing it prints now answers it.
+            Ok(Event::StdoutLine(bytes)) => {
+                if !bytes.trim_ascii().is_empty() {
+                    dropped.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Ok(Event::StderrClosed) => stderr_open = false,
+            Ok(Event::StdoutAll(_) | Event::StdinClosed) => {}
+            Err(_) => break,
+        }
+    }
+    let reason = with_tail(
+        "persistent evaluator closed its input (stdin) without reading the candidate, and \
+         is still running; it is restarted for the next candidate"
+            .to_owned(),
+        proc.stderr_tail(),
+    );
+    Some(Awaited::Outcome(EvalOutcome::Failed(reason), false))
+}
+
+/// Reads a line as an answer to candidate `id`: not UTF-8 is malformed.
+fn judge_line(bytes: &[u8], id: u64) -> Result<LineAnswer, Malformed> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| Malformed("evaluator output is not UTF-8".to_owned()))?;
+    parse_line_answer(text, id)
+}
+
 /// The outcome of a candidate whose worker exited (or closed stdout) before answering;
 /// `stdout_open` and `stderr_open` say which pipes have not reached their end yet.
-fn died(proc: &mut Proc, deadline: Instant, stdout_open: bool, stderr_open: bool) -> EvalOutcome {
-    // The answer may have raced the exit. Killing the rest of the group ends the pipes, so
-    // whatever is still in them arrives, then end of file.
-    proc.kill_group();
+fn died(
+    proc: &mut Proc,
+    out: &Out,
+    deadline: Instant,
+    stdout_open: bool,
+    stderr_open: bool,
+    dropped: &AtomicU64,
+) -> Awaited {
+    // The answer may have raced the exit. Killing the rest of the group and containment
+    // ends the pipes, so whatever is still in them arrives, then end of file.
+    proc.kill_all();
+    // Final now that nothing runs: a worker that never read the candidate cannot have
+    // answered it, whatever it printed.
+    let unread = not_read(proc, out);
     let until = deadline.min(Instant::now() + DEATH_GRACE);
     let (mut stdout_open, mut stderr_open) = (stdout_open, stderr_open);
     while stdout_open || stderr_open {
-        match proc
-            .events
-            .recv_timeout(until.saturating_duration_since(Instant::now()))
-        {
+        match proc.recv_timeout(until.saturating_duration_since(Instant::now())) {
             Ok(Event::StdoutLine(bytes)) if bytes.trim_ascii().is_empty() => {}
-            Ok(Event::StdoutLine(bytes)) => {
-                return answer_outcome(&bytes, proc.stderr_tail()).0;
+            Ok(Event::StdoutLine(_)) if unread => {
+                dropped.fetch_add(1, Ordering::Relaxed);
             }
+            Ok(Event::StdoutLine(bytes)) => match judge_line(&bytes, out.id) {
+                Ok(LineAnswer::Answer(outcome)) => return Awaited::Outcome(outcome, false),
+                Ok(LineAnswer::OtherCandidate) => {
+                    dropped.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(Malformed(_)) => {
+                    return Awaited::Outcome(answer_outcome(&bytes, proc.stderr_tail()).0, false);
+                }
+            },
             Ok(Event::StdoutClosed | Event::StdoutTooLarge | Event::StdoutError(_)) => {
                 stdout_open = false;
             }
             Ok(Event::StderrClosed) => stderr_open = false,
-            Ok(Event::Exited | Event::StdoutAll(_)) => {}
+            Ok(Event::Exited | Event::StdoutAll(_) | Event::StdinClosed) => {}
             Err(_) => break,
         }
     }
     let status = proc.finish();
     let tail = proc.stderr_tail();
-    match status.and_then(|s| s.code()) {
+    let outcome = match status.and_then(|s| s.code()) {
         Some(EXIT_UNSUPPORTED) => EvalOutcome::Unsupported(proc.stderr_last_line().unwrap_or_else(|| {
             format!("evaluator exited with code {EXIT_UNSUPPORTED} (unsupported) and no reason on stderr")
         })),
@@ -214,5 +385,10 @@ fn died(proc: &mut Proc, deadline: Instant, stdout_open: bool, stderr_open: bool
             ),
             tail,
         )),
+    };
+    if unread {
+        Awaited::NotRead(outcome)
+    } else {
+        Awaited::Outcome(outcome, false)
     }
 }

@@ -4,29 +4,53 @@
 //! pipe while sweeper waits on another: a writer thread feeds stdin, a reader thread reads
 //! stdout (whole, or line by line), a drain thread keeps a bounded tail of stderr, and a
 //! waiter thread notices the exit. The threads report on one channel, so the caller waits on
-//! a single receiver with a deadline.
+//! a single receiver with a deadline. Everything they keep is bounded: the whole stdout of a
+//! one-shot evaluator at [`MAX_STDOUT_BYTES`], the stderr tail, and the lines a persistent
+//! worker printed that nobody has taken yet ([`MAX_QUEUED_LINES`], [`MAX_QUEUED_BYTES`];
+//! the excess is dropped and counted).
 //!
 //! The waiter uses `waitid(WEXITED | WNOWAIT)`, which reports the exit without reaping the
 //! process. The process is reaped only by [`Proc::finish`] (or on drop), after the last
 //! `killpg`: an unreaped leader, even a zombie, keeps its process-group id from being reused,
-//! so the group kill can never hit an unrelated process.
+//! so the group kill can never hit an unrelated process. What left the group is the
+//! business of [`contain`].
+
+mod contain;
+mod sys;
+
+pub(crate) use contain::Containment;
+use contain::Jail;
 
 use super::command::CommandSpec;
 use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 use std::collections::{BTreeSet, VecDeque};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
+use std::time::Duration;
 
 /// The most an evaluator may print on stdout for one candidate (one-shot: the whole output;
 /// persistent: one line).
 pub(super) const MAX_STDOUT_BYTES: usize = 16 << 20;
+
+/// How many lines of a persistent worker's stdout may wait to be taken; later ones are
+/// dropped (and counted) until the queue shrinks. An answer is one line, so a worker that
+/// needs more is printing something else.
+pub(super) const MAX_QUEUED_LINES: usize = 1024;
+
+/// How many bytes those waiting lines may hold, except that one line (up to
+/// [`MAX_STDOUT_BYTES`]) is always let through when none waits.
+pub(super) const MAX_QUEUED_BYTES: usize = 4 << 20;
 
 /// How many bytes of stderr are kept (the last ones).
 const STDERR_KEEP_BYTES: usize = 16 << 10;
@@ -54,31 +78,90 @@ pub(super) enum Event {
     StdoutTooLarge,
     /// Reading stdout failed.
     StdoutError(String),
+    /// Writing to stdin failed (the process closed it, or died): what was sent after that
+    /// never reached it. Sent again for each later send.
+    StdinClosed,
 }
 
 /// How stdout is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(super) enum StdoutMode {
     /// To end of file, as one report (one-shot evaluators).
     Whole,
-    /// Line by line, one answer per line (persistent evaluators).
-    Lines,
+    /// Line by line, one answer per line (persistent evaluators); lines over the queue
+    /// bounds are dropped and counted in `dropped`.
+    Lines {
+        /// Where dropped lines are counted.
+        dropped: Arc<AtomicU64>,
+    },
 }
 
-/// A running evaluator process and its process group.
+/// The lines (and their bytes) that the line reader sent and nobody took yet.
+#[derive(Debug, Default)]
+struct LineQueue {
+    lines: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+impl LineQueue {
+    /// Whether a line of `len` bytes may join the queue; if so it is counted in.
+    fn admit(&self, len: usize) -> bool {
+        let lines = self.lines.load(Ordering::Acquire);
+        let bytes = self.bytes.load(Ordering::Acquire);
+        if lines >= MAX_QUEUED_LINES || (lines > 0 && bytes + len > MAX_QUEUED_BYTES) {
+            return false;
+        }
+        self.lines.fetch_add(1, Ordering::AcqRel);
+        self.bytes.fetch_add(len, Ordering::AcqRel);
+        true
+    }
+
+    /// A line of `len` bytes was taken.
+    fn taken(&self, len: usize) {
+        self.lines.fetch_sub(1, Ordering::AcqRel);
+        self.bytes.fetch_sub(len, Ordering::AcqRel);
+    }
+}
+
+/// How far stdin got: bytes handed to the writer thread, and bytes it wrote into the pipe.
+#[derive(Debug, Default)]
+struct InputProgress {
+    queued: AtomicU64,
+    written: AtomicU64,
+}
+
+/// A running evaluator process, its process group and its containment.
 pub(super) struct Proc {
     child: Child,
     group: Pid,
     stdin: Option<Sender<Vec<u8>>>,
+    /// The write end of stdin, shared with the writer thread, to ask it what the process
+    /// did not read; `None` once stdin is closed.
+    stdin_pipe: Option<Arc<File>>,
+    input: Arc<InputProgress>,
     stderr: Arc<Mutex<Tail>>,
+    /// What stdout brought so far (whole mode).
+    stdout_buf: Arc<Mutex<Vec<u8>>>,
+    queue: Arc<LineQueue>,
     /// Events from the pipe threads and the waiter.
-    pub(super) events: Receiver<Event>,
+    events: Receiver<Event>,
+    jail: Jail,
     reaped: bool,
 }
 
 impl Proc {
-    /// Starts `spec`'s command in a new process group, with piped stdio served by threads.
+    /// Starts `spec`'s command in a new process group, contained as this process contains
+    /// evaluations, with piped stdio served by threads.
     pub(super) fn spawn(spec: &CommandSpec, mode: StdoutMode) -> io::Result<Proc> {
+        Proc::spawn_in(spec, mode, contain::containment())
+    }
+
+    /// As [`Proc::spawn`], with the containment given.
+    pub(super) fn spawn_in(
+        spec: &CommandSpec,
+        mode: StdoutMode,
+        containment: Containment,
+    ) -> io::Result<Proc> {
         let (program, args) = spec
             .argv
             .split_first()
@@ -94,36 +177,51 @@ impl Proc {
         if let Some(dir) = &spec.cwd {
             command.current_dir(dir);
         }
+        let mut jail = Jail::prepare(&mut command, containment);
         let mut child = command.spawn()?;
         let pid = child.id();
+        jail.started(pid);
         let (stdin, stdout, stderr) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (tx, events) = mpsc::channel();
-        live_groups().insert(pid as i32);
+        live_groups().insert(pid.cast_signed());
         // From here on, an early return drops `proc`, which kills the group and reaps.
         let mut proc = Proc {
             child,
-            group: Pid::from_raw(pid as i32),
+            group: Pid::from_raw(pid.cast_signed()),
             stdin: None,
+            stdin_pipe: None,
+            input: Arc::new(InputProgress::default()),
             stderr: Arc::new(Mutex::new(Tail::default())),
+            stdout_buf: Arc::new(Mutex::new(Vec::new())),
+            queue: Arc::new(LineQueue::default()),
             events,
+            jail,
             reaped: false,
         };
         let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, stdout, stderr) else {
             return Err(io::Error::other("evaluator pipes were not set up"));
         };
-        proc.stdin = Some(spawn_writer(stdin)?);
+        let pipe = Arc::new(File::from(OwnedFd::from(stdin)));
+        proc.stdin = Some(spawn_writer(
+            Arc::clone(&pipe),
+            Arc::clone(&proc.input),
+            tx.clone(),
+        )?);
+        proc.stdin_pipe = Some(pipe);
         let tail = Arc::clone(&proc.stderr);
         let stderr_tx = tx.clone();
         thread::Builder::new()
             .name("sweeper-eval-stderr".to_owned())
             .spawn(move || drain_stderr(stderr, &tail, &stderr_tx))?;
         let stdout_tx = tx.clone();
+        let buf = Arc::clone(&proc.stdout_buf);
+        let queue = Arc::clone(&proc.queue);
         thread::Builder::new()
             .name("sweeper-eval-stdout".to_owned())
             .spawn(move || match mode {
-                StdoutMode::Whole => read_whole(stdout, &stdout_tx),
-                StdoutMode::Lines => read_lines(stdout, &stdout_tx),
+                StdoutMode::Whole => read_whole(stdout, &buf, &stdout_tx),
+                StdoutMode::Lines { dropped } => read_lines(stdout, &queue, &dropped, &stdout_tx),
             })?;
         thread::Builder::new()
             .name("sweeper-eval-wait".to_owned())
@@ -131,25 +229,88 @@ impl Proc {
         Ok(proc)
     }
 
-    /// Queues bytes for the process's stdin (dropped silently once stdin is closed or the
-    /// process stopped reading: the process's exit tells the rest).
+    /// Queues bytes for the process's stdin (dropped once stdin is closed; a write that
+    /// fails is reported as [`Event::StdinClosed`]).
     pub(super) fn send(&self, bytes: Vec<u8>) {
         if let Some(stdin) = &self.stdin {
-            let _ = stdin.send(bytes);
+            let len = bytes.len() as u64;
+            self.input.queued.fetch_add(len, Ordering::AcqRel);
+            if stdin.send(bytes).is_err() {
+                self.input.queued.fetch_sub(len, Ordering::AcqRel);
+            }
         }
     }
 
     /// Closes stdin once the queued bytes are written: the process sees end of file.
     pub(super) fn close_stdin(&mut self) {
         self.stdin = None;
+        self.stdin_pipe = None;
+    }
+
+    /// How many of the bytes sent to stdin the process has not read: those the writer has
+    /// not written (it stops at a broken pipe) and, on Linux, those still in the pipe.
+    /// `None` once stdin is closed.
+    pub(super) fn unread_input(&self) -> Option<u64> {
+        let pipe = self.stdin_pipe.as_ref()?;
+        let queued = self.input.queued.load(Ordering::Acquire);
+        let written = self.input.written.load(Ordering::Acquire);
+        let in_pipe = sys::unread_in_pipe(pipe.as_fd()).unwrap_or(0) as u64;
+        Some(queued.saturating_sub(written) + in_pipe)
+    }
+
+    /// Whether the process no longer reads its stdin: nothing holds the pipe's read end
+    /// (the process closed it or died). Checked now, without waiting.
+    pub(super) fn input_closed(&self) -> bool {
+        let Some(pipe) = &self.stdin_pipe else {
+            return false;
+        };
+        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLOUT)];
+        match poll(&mut fds, PollTimeout::ZERO) {
+            Ok(_) => fds[0]
+                .revents()
+                .is_some_and(|r| r.intersects(PollFlags::POLLERR | PollFlags::POLLHUP)),
+            Err(_) => false,
+        }
+    }
+
+    /// Waits up to `timeout` for the next event.
+    pub(super) fn recv_timeout(&self, timeout: Duration) -> Result<Event, RecvTimeoutError> {
+        let event = self.events.recv_timeout(timeout)?;
+        Ok(self.took(event))
+    }
+
+    /// The next event, if one is there.
+    pub(super) fn try_recv(&self) -> Result<Event, TryRecvError> {
+        let event = self.events.try_recv()?;
+        Ok(self.took(event))
+    }
+
+    fn took(&self, event: Event) -> Event {
+        if let Event::StdoutLine(line) = &event {
+            self.queue.taken(line.len());
+        }
+        event
+    }
+
+    /// What stdout brought so far (whole mode), taken: for an evaluator that exited while a
+    /// process it left behind, out of reach, holds stdout open.
+    pub(super) fn stdout_so_far(&self) -> Vec<u8> {
+        std::mem::take(
+            &mut *self
+                .stdout_buf
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     /// Sends SIGKILL to the whole process group (the leader and everything it started that
-    /// stayed in the group). Safe until [`Proc::finish`]: the unreaped leader pins the id.
-    pub(super) fn kill_group(&self) {
+    /// stayed in the group) and to everything else its containment holds. Safe until
+    /// [`Proc::finish`]: the unreaped leader pins the group id.
+    pub(super) fn kill_all(&self) {
         if !self.reaped {
             // ESRCH (the group is already gone) is the expected failure; nothing to do.
             let _ = killpg(self.group, Signal::SIGKILL);
+            self.jail.kill(self.child.id());
         }
     }
 
@@ -159,7 +320,7 @@ impl Proc {
         if self.reaped {
             return true;
         }
-        let pid = Pid::from_raw(self.child.id() as i32);
+        let pid = Pid::from_raw(self.child.id().cast_signed());
         let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
         loop {
             match waitid(Id::Pid(pid), flags) {
@@ -189,10 +350,11 @@ impl Proc {
             .last_lines(1)
     }
 
-    /// Kills what is left of the process group and reaps the leader: its exit status, or
-    /// `None` if it could not be had.
+    /// Kills what is left of the process group and of the containment, reaps the leader,
+    /// then kills and reaps what it left behind: its exit status, or `None` if it could not
+    /// be had.
     pub(super) fn finish(&mut self) -> Option<ExitStatus> {
-        self.kill_group();
+        self.kill_all();
         self.close_stdin();
         if self.reaped {
             return None;
@@ -201,7 +363,9 @@ impl Proc {
         // Out of the registry before the reap, under its lock: `kill_running_evaluators`
         // never signals a group whose id could have been reused.
         live_groups().remove(&self.group.as_raw());
-        self.child.wait().ok()
+        let status = self.child.wait().ok();
+        self.jail.release(self.child.id());
+        status
     }
 }
 
@@ -213,7 +377,8 @@ fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
 }
 
 /// Kills the process group of every evaluator this process is running (one-shot
-/// evaluations in flight and persistent workers) and returns how many groups were
+/// evaluations in flight and persistent workers), and what their containment holds (their
+/// cgroups, or the processes carrying their mark), and returns how many groups were
 /// signalled.
 ///
 /// Evaluators run in process groups of their own, so a Ctrl-C at the terminal reaches
@@ -222,11 +387,22 @@ fn live_groups() -> MutexGuard<'static, BTreeSet<i32>> {
 /// evaluations in flight then end as failures (killed by SIGKILL). Safe to call from any
 /// thread, at any time: a group is signalled only while its leader is unreaped.
 pub fn kill_running_evaluators() -> usize {
-    let groups = live_groups();
-    for &group in groups.iter() {
-        let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
-    }
-    groups.len()
+    let signalled = {
+        let groups = live_groups();
+        for &group in groups.iter() {
+            let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+        }
+        groups.len()
+    };
+    // Not under the registry's lock: this waits (bounded) for the cgroups to empty, and the
+    // evaluations it kills reap their leaders meanwhile.
+    contain::kill_all_contained();
+    signalled
+}
+
+/// How this process contains the evaluations it starts (see the docs of [`contain`]).
+pub(super) fn containment() -> Containment {
+    contain::containment()
 }
 
 impl Drop for Proc {
@@ -251,41 +427,65 @@ pub(super) fn describe_exit(status: Option<ExitStatus>) -> String {
     }
 }
 
-fn spawn_writer(mut stdin: ChildStdin) -> io::Result<Sender<Vec<u8>>> {
-    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+fn spawn_writer(
+    stdin: Arc<File>,
+    progress: Arc<InputProgress>,
+    tx: Sender<Event>,
+) -> io::Result<Sender<Vec<u8>>> {
+    let (to_writer, rx) = mpsc::channel::<Vec<u8>>();
     thread::Builder::new()
         .name("sweeper-eval-stdin".to_owned())
         .spawn(move || {
+            let mut broken = false;
             for bytes in rx {
-                // A write error means the process closed stdin or died; the reader and the
-                // waiter report that, so the writer just stops.
-                if stdin
-                    .write_all(&bytes)
-                    .and_then(|()| stdin.flush())
-                    .is_err()
-                {
-                    break;
+                let mut rest = &bytes[..];
+                while !broken && !rest.is_empty() {
+                    match (&*stdin).write(rest) {
+                        Ok(0) => broken = true,
+                        Ok(n) => {
+                            progress.written.fetch_add(n as u64, Ordering::AcqRel);
+                            rest = &rest[n..];
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        // The process closed stdin or died: nothing sent from now on can
+                        // reach it. The waiter reports a death; this reports the pipe.
+                        Err(_) => broken = true,
+                    }
+                }
+                if broken {
+                    let _ = tx.send(Event::StdinClosed);
                 }
             }
-            // `stdin` drops here: the process sees end of file.
+            // `stdin` drops here (with the `Proc`'s handle, closed first): the process sees
+            // end of file.
         })?;
-    Ok(tx)
+    Ok(to_writer)
 }
 
-fn read_whole(stdout: ChildStdout, tx: &Sender<Event>) {
-    let mut buf = Vec::new();
-    let event = match stdout
-        .take(MAX_STDOUT_BYTES as u64 + 1)
-        .read_to_end(&mut buf)
-    {
-        Ok(_) if buf.len() > MAX_STDOUT_BYTES => Event::StdoutTooLarge,
-        Ok(_) => Event::StdoutAll(buf),
-        Err(e) => Event::StdoutError(e.to_string()),
+fn read_whole(mut stdout: ChildStdout, buf: &Mutex<Vec<u8>>, tx: &Sender<Event>) {
+    let mut chunk = vec![0_u8; 64 << 10];
+    let event = loop {
+        match stdout.read(&mut chunk) {
+            Ok(0) => {
+                break Event::StdoutAll(std::mem::take(
+                    &mut *buf.lock().unwrap_or_else(PoisonError::into_inner),
+                ));
+            }
+            Ok(n) => {
+                let mut buf = buf.lock().unwrap_or_else(PoisonError::into_inner);
+                if buf.len() + n > MAX_STDOUT_BYTES {
+                    break Event::StdoutTooLarge;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Event::StdoutError(e.to_string()),
+        }
     };
     let _ = tx.send(event);
 }
 
-fn read_lines(stdout: ChildStdout, tx: &Sender<Event>) {
+fn read_lines(stdout: ChildStdout, queue: &LineQueue, dropped: &AtomicU64, tx: &Sender<Event>) {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     loop {
         let mut line = Vec::new();
@@ -306,6 +506,14 @@ fn read_lines(stdout: ChildStdout, tx: &Sender<Event>) {
             Ok(_) => Event::StdoutLine(line),
             Err(e) => Event::StdoutError(e.to_string()),
         };
+        if let Event::StdoutLine(line) = &event
+            && !queue.admit(line.len())
+        {
+            // Nobody takes lines this fast: the worker prints what answers nothing. It is
+            // read all the same, so that the worker never blocks on a full pipe.
+            dropped.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
         let last = matches!(
             event,
             Event::StdoutClosed | Event::StdoutTooLarge | Event::StdoutError(_)
@@ -333,7 +541,7 @@ fn drain_stderr(mut stderr: impl Read, tail: &Mutex<Tail>, tx: &Sender<Event>) {
 }
 
 fn wait_for_exit(pid: u32, tx: &Sender<Event>) {
-    let pid = Pid::from_raw(pid as i32);
+    let pid = Pid::from_raw(pid.cast_signed());
     // WNOWAIT: see the exit, leave the zombie for `Proc::finish` to reap. Any other result
     // than EINTR is the exit, or ECHILD because `finish` already reaped it: either way the
     // leader is gone.
@@ -385,6 +593,7 @@ impl Tail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     // Calling `kill_running_evaluators` here would also kill the evaluators of tests running
     // alongside; what it relies on is the registry, checked here.
@@ -396,6 +605,106 @@ mod tests {
         assert!(live_groups().contains(&group));
         assert_eq!(describe_exit(proc.finish()), "killed by signal SIGKILL");
         assert!(!live_groups().contains(&group));
+    }
+
+    /// A shell that starts `sleep 30` in a session of its own (out of its process group),
+    /// writes the sleeper's pid to `pid_file` and exits.
+    fn detaching(pid_file: &Path) -> CommandSpec {
+        let script = r#"setsid sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0"; exec sleep 30' "$0" &
+            while [ ! -e "$0" ]; do sleep 0.01; done"#;
+        CommandSpec::new(vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            script.to_owned(),
+            pid_file.to_string_lossy().into_owned(),
+        ])
+    }
+
+    fn wait_exit(proc: &Proc) {
+        loop {
+            match proc.recv_timeout(Duration::from_secs(20)) {
+                Ok(Event::Exited) => return,
+                Ok(_) => {}
+                Err(e) => panic!("the shell did not exit: {e}"),
+            }
+        }
+    }
+
+    /// The parent pid and the state letter of `/proc/PID/stat`, if the process exists.
+    fn parent_and_state(pid: u32) -> Option<(u32, char)> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let mut fields = text.rsplit_once(')')?.1.split_whitespace();
+        let state = fields.next()?.chars().next()?;
+        Some((fields.next()?.parse().ok()?, state))
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn as_a_subreaper_sweeper_kills_and_reaps_what_left_the_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("sleeper.pid");
+        let spec = detaching(&pid_file);
+        let mut proc = Proc::spawn_in(&spec, StdoutMode::Whole, Containment::Subreaper).unwrap();
+        proc.close_stdin();
+        wait_exit(&proc);
+        let sleeper: u32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // Orphaned by the shell, it was re-parented to sweeper rather than to init.
+        assert_eq!(
+            parent_and_state(sleeper).map(|(parent, _)| parent),
+            Some(std::process::id())
+        );
+        proc.finish();
+        assert_eq!(
+            parent_and_state(sleeper),
+            None,
+            "killed and reaped, no zombie"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn in_a_cgroup_what_left_the_group_is_killed_and_the_cgroup_removed() {
+        // Only where sweeper may make cgroups (root, or a delegated subtree): elsewhere the
+        // subreaper test above covers what runs instead.
+        if containment() != Containment::Cgroup {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("sleeper.pid");
+        let mut proc = Proc::spawn_in(
+            &detaching(&pid_file),
+            StdoutMode::Whole,
+            Containment::Cgroup,
+        )
+        .unwrap();
+        proc.close_stdin();
+        wait_exit(&proc);
+        let sleeper: u32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let cgroup = std::fs::read_to_string(format!("/proc/{sleeper}/cgroup")).unwrap();
+        let name = cgroup
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .and_then(|path| path.rsplit('/').next())
+            .unwrap()
+            .to_owned();
+        assert!(name.starts_with("sweeper-"), "{cgroup}");
+        proc.finish();
+        // Killed; its new parent (init, or an outer subreaper) reaps it.
+        assert!(
+            parent_and_state(sleeper).is_none_or(|(_, state)| state == 'Z'),
+            "{:?}",
+            parent_and_state(sleeper)
+        );
+        let leftover = contain::cgroup_exists(&name);
+        assert!(!leftover, "the cgroup {name} was removed");
     }
 
     #[test]

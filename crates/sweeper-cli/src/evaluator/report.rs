@@ -56,14 +56,73 @@ pub(super) struct Malformed(pub(super) String);
 /// or `"failed"`, with an optional string `reason` and no other key. It lets a persistent
 /// worker answer what a one-shot evaluator says with its exit code, without exiting.
 pub(super) fn parse_answer(stdout: &str) -> Result<EvalOutcome, Malformed> {
-    let entries = parse_entries(stdout)?;
+    Ok(outcome_of(parse_entries(stdout)?))
+}
+
+fn outcome_of(entries: Vec<(String, Value)>) -> EvalOutcome {
     if let Some(outcome) = status_answer(&entries) {
-        return Ok(outcome);
+        return outcome;
     }
-    Ok(match to_report(entries) {
+    match to_report(entries) {
         Ok(report) => EvalOutcome::Report(report),
         Err(reason) => EvalOutcome::Failed(reason),
-    })
+    }
+}
+
+/// The key of a persistent answer that names the candidate it answers.
+const ID_KEY: &str = "id";
+
+/// What one line of a persistent worker is to the candidate that is out.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum LineAnswer {
+    /// This candidate's answer: its `id` matched, or it carried none.
+    Answer(EvalOutcome),
+    /// An answer that carries another candidate's `id` (a late or repeated answer).
+    OtherCandidate,
+}
+
+/// Reads one answer line of a persistent worker while candidate `id` is out.
+///
+/// The answer (a report or a status answer) may carry the `id` of the candidate it answers;
+/// it is taken out, so it is never a metric. Another non-negative integer is another
+/// candidate's answer. An `id` of another type, or given twice, fails the candidate (a
+/// worker that means the protocol's `id` gets it wrong for every candidate, and should hear
+/// why). Without an `id` the line is this candidate's.
+pub(super) fn parse_line_answer(line: &str, id: u64) -> Result<LineAnswer, Malformed> {
+    let mut entries = parse_entries(line)?;
+    let mut ids = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, (key, _))| key == ID_KEY)
+        .map(|(i, _)| i);
+    let (first, second) = (ids.next(), ids.next());
+    if second.is_some() {
+        return Ok(LineAnswer::Answer(EvalOutcome::Failed(format!(
+            "`{ID_KEY}` appears more than once in the answer"
+        ))));
+    }
+    if let Some(at) = first {
+        let (_, value) = entries.remove(at);
+        match &value {
+            Value::Number(n) => match n.as_u64() {
+                Some(answered) if answered == id => {}
+                Some(_) => return Ok(LineAnswer::OtherCandidate),
+                None => return Ok(LineAnswer::Answer(bad_id(&value))),
+            },
+            _ => return Ok(LineAnswer::Answer(bad_id(&value))),
+        }
+    }
+    Ok(LineAnswer::Answer(outcome_of(entries)))
+}
+
+fn bad_id(value: &Value) -> EvalOutcome {
+    let shown = match value {
+        Value::String(s) if s.starts_with(SENTINEL) => s.trim_start_matches(SENTINEL).to_owned(),
+        other => other.to_string(),
+    };
+    EvalOutcome::Failed(format!(
+        "answer `{ID_KEY}` must be the candidate's id, a non-negative integer; got {shown}"
+    ))
 }
 
 /// The object's entries in order, duplicates kept, non-finite tokens as sentinel strings.
@@ -448,6 +507,73 @@ mod tests {
                 "status".to_owned(),
                 1.0
             )])))
+        );
+    }
+
+    #[test]
+    fn a_persistent_answer_is_matched_by_its_id() {
+        let ours = |line: &str| parse_line_answer(line, 17).unwrap();
+        assert_eq!(
+            ours(r#"{"id": 17, "throughput": 2.5}"#),
+            LineAnswer::Answer(EvalOutcome::Report(RawReport::from([(
+                "throughput".to_owned(),
+                2.5
+            )])))
+        );
+        assert_eq!(
+            ours(r#"{"id": 16, "throughput": 2.5}"#),
+            LineAnswer::OtherCandidate
+        );
+        assert_eq!(
+            ours(r#"{"status": "infeasible", "reason": "too big", "id": 17}"#),
+            LineAnswer::Answer(EvalOutcome::Infeasible("too big".into()))
+        );
+        assert_eq!(
+            ours(r#"{"status": "failed", "id": 3}"#),
+            LineAnswer::OtherCandidate
+        );
+        // Without an id the line is the candidate's, as before the id existed.
+        assert_eq!(
+            ours(r#"{"x": 1}"#),
+            LineAnswer::Answer(EvalOutcome::Report(RawReport::from([(
+                "x".to_owned(),
+                1.0
+            )])))
+        );
+    }
+
+    #[test]
+    fn a_persistent_id_of_the_wrong_kind_fails_the_candidate() {
+        for (id, shown) in [
+            (r#""17""#, r#""17""#),
+            ("17.0", "17.0"),
+            ("-1", "-1"),
+            ("null", "null"),
+            ("NaN", "NaN"),
+        ] {
+            let line = format!(r#"{{"id": {id}, "x": 1}}"#);
+            assert_eq!(
+                parse_line_answer(&line, 17).unwrap(),
+                LineAnswer::Answer(EvalOutcome::Failed(format!(
+                    "answer `id` must be the candidate's id, a non-negative integer; got {shown}"
+                ))),
+                "{line}"
+            );
+        }
+        assert_eq!(
+            parse_line_answer(r#"{"id": 17, "id": 17}"#, 17).unwrap(),
+            LineAnswer::Answer(EvalOutcome::Failed(
+                "`id` appears more than once in the answer".into()
+            ))
+        );
+        assert!(parse_line_answer("[17]", 17).is_err(), "not even an object");
+    }
+
+    #[test]
+    fn a_one_shot_report_keeps_its_id_as_a_metric() {
+        assert_eq!(
+            parse_answer(r#"{"id": 17}"#).unwrap(),
+            EvalOutcome::Report(RawReport::from([("id".to_owned(), 17.0)]))
         );
     }
 

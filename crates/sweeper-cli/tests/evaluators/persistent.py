@@ -42,7 +42,10 @@ for line in sys.stdin:
     else:
         if action == "blank":
             print(flush=True)
-        answer = {"pid": os.getpid(), "calls": calls, "id": candidate["id"]}
+        # `id` names the candidate answered (the protocol's); `candidate` repeats it as a
+        # metric, which the tests read back.
+        answer = {"pid": os.getpid(), "calls": calls, "id": candidate["id"],
+                  "candidate": candidate["id"]}
     print(json.dumps(answer), flush=True)
     if action == "answer_and_exit":
         sys.exit(0)

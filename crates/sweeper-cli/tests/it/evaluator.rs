@@ -11,7 +11,7 @@ use sweeper_cli::evaluator::{
     parse_report,
 };
 
-fn script(name: &str) -> String {
+pub(crate) fn script(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/evaluators")
         .join(name)
@@ -41,7 +41,7 @@ fn persistent(workers: usize, start_log: &Path) -> CommandSpec {
 }
 
 /// The candidate object of the example.
-fn request(id: u64) -> EvalRequest {
+pub(crate) fn request(id: u64) -> EvalRequest {
     let parameters = json!({"tp": 2, "replicas": 4, "router": "kv_aware", "backend": "trtllm"});
     let mut r = EvalRequest::new(id, parameters.as_object().unwrap().clone());
     r.used_gpus = Some(8);
@@ -57,7 +57,7 @@ fn request(id: u64) -> EvalRequest {
 }
 
 /// A request whose `action` parameter tells `persistent.py` what to do.
-fn action(id: u64, action: &str) -> EvalRequest {
+pub(crate) fn action(id: u64, action: &str) -> EvalRequest {
     let mut request = request(id);
     request
         .parameters
@@ -71,14 +71,14 @@ fn run(spec: CommandSpec) -> EvalOutcome {
         .evaluate(0, &request(1))
 }
 
-fn report(outcome: EvalOutcome) -> RawReport {
+pub(crate) fn report(outcome: EvalOutcome) -> RawReport {
     match outcome {
         EvalOutcome::Report(report) => report,
         other => panic!("expected a report, got {other:?}"),
     }
 }
 
-fn failed(outcome: EvalOutcome) -> String {
+pub(crate) fn failed(outcome: EvalOutcome) -> String {
     match outcome {
         EvalOutcome::Failed(reason) => reason,
         other => panic!("expected a failure, got {other:?}"),
@@ -86,7 +86,7 @@ fn failed(outcome: EvalOutcome) -> String {
 }
 
 /// Waits (bounded) until process `pid` is gone or a zombie: it can run no more code.
-fn assert_dies(pid: u32) {
+pub(crate) fn assert_dies(pid: u32) {
     let stat = format!("/proc/{pid}/stat");
     let give_up = Instant::now() + Duration::from_secs(20);
     loop {
@@ -107,7 +107,7 @@ fn assert_dies(pid: u32) {
     }
 }
 
-fn read_pid(path: &Path) -> u32 {
+pub(crate) fn read_pid(path: &Path) -> u32 {
     fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .trim()
@@ -418,7 +418,10 @@ fn persistent_workers_start_once_and_answer_many_candidates() {
                         .map(|i| {
                             let id = worker as u64 * 10 + i;
                             let report = report(evaluator.evaluate(worker, &request(id)));
-                            assert_eq!(report["id"], id as f64);
+                            // The protocol's `id` is checked by sweeper and taken out;
+                            // the worker echoes it as a metric too.
+                            assert_eq!(report["candidate"], id as f64);
+                            assert!(!report.contains_key("id"), "{report:?}");
                             assert_eq!(report["calls"], (i + 1) as f64);
                             report["pid"]
                         })

@@ -4,6 +4,7 @@ mod builtin;
 mod cli_run;
 mod common;
 mod evaluator;
+mod evaluator_faults;
 mod front;
 mod fuzz_corpus;
 mod keep;
