@@ -8,10 +8,11 @@
 use super::front::{exact, input_error, json_io, note, write_csv, write_stdout, write_table};
 use super::{CliError, CliResult, Format};
 use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use sweeper_cli::input::{Place, ReportRow, parse_reports_with_notes, read_bytes};
+use sweeper_cli::input::{Place, ReportRow, for_each_report, read_bytes};
 use sweeper_cli::run::{Status, TrialResult, rescore_journal};
 use sweeper_goal::{ConfigError, Objective, SweepConfig, UsedGpus};
 use sweeper_score::{
@@ -99,18 +100,39 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
     let objectives = goal.objectives();
     let budget = cfg.search_space.gpu_budget as f64;
-    let rows = read_rows(&args.reports, &cfg)?;
-    let total = rows.len();
-    warn_silent_zeros(objectives, &rows);
-    let mut feasible = Vec::with_capacity(total);
-    for row in rows {
+    let source = read_rows(&args.reports, &cfg)?;
+    let per_gpu: Vec<&str> = objectives
+        .iter()
+        .filter(|o| matches!(o, Objective::ThroughputPerGpu | Objective::GoodputPerGpu))
+        .map(|o| o.name())
+        .collect();
+    // A reports file is streamed: each row is parsed, scored, and kept only as the few
+    // numbers the ranking or the front needs (index, used_gpus, score, objective values);
+    // the rows printed are parsed again afterwards. A sweep's rows are few and kept whole.
+    let streamed = matches!(source, Source::Reports(_));
+    let mut total = 0_usize;
+    let mut zeros = SilentZeros::default();
+    let mut feasible = Vec::new();
+    let notes = source.for_each(&args.reports, |row| {
+        total += 1;
+        if !per_gpu.is_empty() {
+            zeros.count(&row);
+        }
         let mut config = row.config;
         fill_used_gpus(&mut config, cfg.search_space.used_gpus.as_ref());
-        let c = make_candidate(row.place.row, config, &row.report, objectives, pareto);
+        let mut c = make_candidate(row.place.row, config, &row.report, objectives, pareto);
         if is_feasible(c.used_gpus, budget) {
+            if streamed {
+                c.config = Map::new();
+                c.metrics = BTreeMap::new();
+            }
             feasible.push(c);
         }
+    })?;
+    for n in notes {
+        note(&format!("warning: {n}"));
     }
+    zeros.warn(&per_gpu, total);
     let dropped = total - feasible.len();
     let described: Vec<String> = objectives
         .iter()
@@ -145,6 +167,15 @@ pub(crate) fn run(args: &Args) -> CliResult {
         }
         ranked
     };
+    let shown = if streamed {
+        materialize(&source, &args.reports, shown, |row| {
+            let mut config = row.config;
+            fill_used_gpus(&mut config, cfg.search_space.used_gpus.as_ref());
+            make_candidate(row.place.row, config, &row.report, objectives, pareto)
+        })?
+    } else {
+        shown
+    };
     write_stdout(|out| match args.format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &shown).map_err(json_io)?;
@@ -155,42 +186,102 @@ pub(crate) fn run(args: &Args) -> CliResult {
     })
 }
 
+/// Replaces each shown candidate, kept without its config and metrics, by the whole
+/// candidate: a second pass over the input builds only the rows shown (a reports file's
+/// `index` is its row number, so it names the row), in the order they are shown.
+fn materialize(
+    source: &Source,
+    path: &Path,
+    shown: Vec<Candidate>,
+    mut build: impl FnMut(ReportRow) -> Candidate,
+) -> Result<Vec<Candidate>, CliError> {
+    let slot: HashMap<usize, usize> = shown
+        .iter()
+        .enumerate()
+        .map(|(k, c)| (c.index, k))
+        .collect();
+    let mut full: Vec<Option<Candidate>> = vec![None; shown.len()];
+    // The same bytes parse the same way again, so the notes are the first pass's: dropped.
+    source.for_each(path, |row| {
+        if let Some(&k) = slot.get(&row.place.row) {
+            full[k] = Some(build(row));
+        }
+    })?;
+    Ok(shown
+        .into_iter()
+        .zip(full)
+        .map(|(stripped, whole)| whole.unwrap_or(stripped))
+        .collect())
+}
+
 /// A per-GPU objective reads 0 for a report without `gpu_hours` and `duration_ms` (SPEC 3:
 /// no division by zero); the value stays 0, but the user is told once, with the count, the
-/// keys, and how to fix the reports.
-fn warn_silent_zeros(objectives: &[Objective], rows: &[ReportRow]) {
-    let per_gpu: Vec<&str> = objectives
-        .iter()
-        .filter(|o| matches!(o, Objective::ThroughputPerGpu | Objective::GoodputPerGpu))
-        .map(|o| o.name())
-        .collect();
-    if per_gpu.is_empty() {
-        return;
+/// keys, and how to fix the reports. Counted row by row as the rows stream past.
+#[derive(Debug, Default)]
+struct SilentZeros {
+    /// Reports without a positive average GPU count.
+    lacking: usize,
+    /// Of those, the ones whose config gives `used_gpus`.
+    with_gpus: usize,
+}
+
+impl SilentZeros {
+    fn count(&mut self, row: &ReportRow) {
+        if sweeper_score::avg_gpu(&row.report) <= 0.0 {
+            self.lacking += 1;
+            if row.config.contains_key(USED_GPUS) {
+                self.with_gpus += 1;
+            }
+        }
     }
-    let lacking: Vec<&ReportRow> = rows
-        .iter()
-        .filter(|r| sweeper_score::avg_gpu(&r.report) <= 0.0)
-        .collect();
-    if lacking.is_empty() {
-        return;
-    }
-    let with_gpus = lacking
-        .iter()
-        .filter(|r| r.config.contains_key(USED_GPUS))
-        .count();
-    let mut text = format!(
-        "warning: {} of {} reports lack a positive gpu_hours or duration_ms, so their {} read 0 (SPEC 3); add both keys to the reports",
-        lacking.len(),
-        rows.len(),
-        per_gpu.join(" and ")
-    );
-    if with_gpus > 0 {
-        let _ = write!(
-            text,
-            " ({with_gpus} of them give used_gpus: gpu_hours = used_gpus × duration_ms / 3,600,000)"
+
+    fn warn(&self, per_gpu: &[&str], total: usize) {
+        if per_gpu.is_empty() || self.lacking == 0 {
+            return;
+        }
+        let mut text = format!(
+            "warning: {} of {total} reports lack a positive gpu_hours or duration_ms, so their {} read 0 (SPEC 3); add both keys to the reports",
+            self.lacking,
+            per_gpu.join(" and ")
         );
+        if self.with_gpus > 0 {
+            let _ = write!(
+                text,
+                " ({} of them give used_gpus: gpu_hours = used_gpus × duration_ms / 3,600,000)",
+                self.with_gpus
+            );
+        }
+        note(&text);
     }
-    note(&text);
+}
+
+/// The rows `score` reads.
+enum Source {
+    /// A reports file's bytes, parsed row by row on each pass. A file is read whole into
+    /// memory (about its size, far less than its parsed rows); standard input likewise:
+    /// its bytes are held, not spooled to a temporary file.
+    Reports(Vec<u8>),
+    /// The trials with a report of a sweep's journal or `result.json` (few: kept whole).
+    Sweep(Vec<ReportRow>),
+}
+
+impl Source {
+    /// Hands every row to `visit` in input order; returns the notes of a reports file.
+    fn for_each(
+        &self,
+        path: &Path,
+        mut visit: impl FnMut(ReportRow),
+    ) -> Result<Vec<String>, CliError> {
+        match self {
+            Source::Reports(bytes) => {
+                for_each_report(path, bytes, visit).map_err(|e| input_error(&e))
+            }
+            Source::Sweep(rows) => {
+                rows.iter().cloned().for_each(&mut visit);
+                Ok(Vec::new())
+            }
+        }
+    }
 }
 
 /// What a file given to `score` holds, from its content.
@@ -231,17 +322,10 @@ fn detect(bytes: &[u8]) -> Input {
 
 /// The rows of a reports file, or the trials with a report of a sweep's journal (replayed
 /// under `cfg`) or `result.json`.
-fn read_rows(path: &Path, cfg: &SweepConfig) -> Result<Vec<ReportRow>, CliError> {
+fn read_rows(path: &Path, cfg: &SweepConfig) -> Result<Source, CliError> {
     let bytes = read_bytes(path).map_err(|e| input_error(&e))?;
     match detect(&bytes) {
-        Input::Reports => {
-            let (rows, notes) =
-                parse_reports_with_notes(path, &bytes).map_err(|e| input_error(&e))?;
-            for n in notes {
-                note(&format!("warning: {n}"));
-            }
-            Ok(rows)
-        }
+        Input::Reports => Ok(Source::Reports(bytes)),
         Input::Journal => {
             if path.as_os_str() == "-" {
                 return Err(CliError::io(
@@ -249,7 +333,7 @@ fn read_rows(path: &Path, cfg: &SweepConfig) -> Result<Vec<ReportRow>, CliError>
                 ));
             }
             let result = rescore_journal(cfg, path).map_err(|e| super::run::run_error(&e))?;
-            rows_of_trials(path, &result.trials)
+            rows_of_trials(path, &result.trials).map(Source::Sweep)
         }
         Input::Result(mut object) => {
             let trials = object.remove("trials").unwrap_or_default();
@@ -259,7 +343,7 @@ fn read_rows(path: &Path, cfg: &SweepConfig) -> Result<Vec<ReportRow>, CliError>
                     path.display()
                 ))
             })?;
-            rows_of_trials(path, &trials)
+            rows_of_trials(path, &trials).map(Source::Sweep)
         }
     }
 }

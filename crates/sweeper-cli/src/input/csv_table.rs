@@ -184,32 +184,72 @@ pub(super) fn numeric_columns(
 }
 
 /// One CSV data row as text cells, with its 1-based line.
+#[cfg(test)]
 pub(super) struct TextRow {
     pub(super) line: Option<u64>,
     pub(super) cells: Vec<String>,
 }
 
 /// Reads a whole CSV as text: the header and every data row.
+#[cfg(test)]
 pub(super) fn text_rows(
     path: &Path,
     bytes: &[u8],
 ) -> Result<(Vec<String>, Vec<TextRow>), InputError> {
+    let mut rows = Vec::new();
+    let names = for_each_text_row(path, bytes, |_, _, row| {
+        rows.push(TextRow {
+            line: row.line,
+            cells: row.cells.iter().map(str::to_owned).collect(),
+        });
+        Ok(())
+    })?;
+    Ok((names, rows))
+}
+
+/// One CSV data row as `for_each_text_row` lends it: its 1-based line and its cells.
+pub(super) struct RecordRef<'a> {
+    /// 1-based line of the row's first field.
+    pub(super) line: Option<u64>,
+    /// The row's cells.
+    pub(super) cells: &'a csv::StringRecord,
+}
+
+/// Hands every CSV data row to `visit` (with the header and its 0-based row number) as it
+/// is read, reusing one record buffer, so that a caller keeps only what it needs of each
+/// row; returns the header.
+pub(super) fn for_each_text_row(
+    path: &Path,
+    bytes: &[u8],
+    mut visit: impl FnMut(&[String], usize, RecordRef<'_>) -> Result<(), InputError>,
+) -> Result<Vec<String>, InputError> {
     let mut rdr = reader(bytes);
     let names = headers(path, bytes, &mut rdr)?;
-    let mut rows = Vec::new();
     let mut lines = LineCounter {
         bytes,
         at: 0,
         line: 1,
     };
-    for result in rdr.records() {
-        let record = result.map_err(|e| csv_error(path, bytes, &e, rows.len()))?;
-        rows.push(TextRow {
-            line: lines.line_of(record.position()),
-            cells: record.iter().map(str::to_owned).collect(),
-        });
+    let mut record = csv::StringRecord::new();
+    let mut row = 0;
+    loop {
+        match rdr.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return Err(csv_error(path, bytes, &e, row)),
+        }
+        let line = lines.line_of(record.position());
+        visit(
+            &names,
+            row,
+            RecordRef {
+                line,
+                cells: &record,
+            },
+        )?;
+        row += 1;
     }
-    Ok((names, rows))
+    Ok(names)
 }
 
 #[cfg(test)]

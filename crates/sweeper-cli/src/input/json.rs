@@ -10,10 +10,7 @@ pub(super) fn rows(
     bytes: &[u8],
     array: bool,
 ) -> Result<Vec<(Place, Value)>, InputError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| InputError::Format {
-        path: path.to_owned(),
-        detail: format!("not UTF-8 text ({e})"),
-    })?;
+    let text = utf8(path, bytes)?;
     if array {
         let value: Value = serde_json::from_str(text).map_err(|e| InputError::Format {
             path: path.to_owned(),
@@ -32,6 +29,21 @@ pub(super) fn rows(
             .collect());
     }
     let mut out = Vec::new();
+    for_each_line(path, text, |place, value| {
+        out.push((place, value));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Hands every JSON Lines row to `visit` as it is parsed, so that a caller keeps only what
+/// it needs of each row (`sweeper score` streams its reports through this).
+pub(super) fn for_each_line(
+    path: &Path,
+    text: &str,
+    mut visit: impl FnMut(Place, Value) -> Result<(), InputError>,
+) -> Result<(), InputError> {
+    let mut row = 0;
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -39,15 +51,24 @@ pub(super) fn rows(
         }
         let place = Place {
             line: Some(i as u64 + 1),
-            row: out.len(),
+            row,
         };
         let value: Value = serde_json::from_str(trimmed).map_err(|e| InputError::Format {
             path: path.to_owned(),
             detail: format!("{place}: invalid JSON: {e}"),
         })?;
-        out.push((place, value));
+        visit(place, value)?;
+        row += 1;
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The input as UTF-8 text.
+pub(super) fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, InputError> {
+    std::str::from_utf8(bytes).map_err(|e| InputError::Format {
+        path: path.to_owned(),
+        detail: format!("not UTF-8 text ({e})"),
+    })
 }
 
 /// A JSON value as a number: a JSON number, or a string holding one (`"inf"`, `"-inf"`).

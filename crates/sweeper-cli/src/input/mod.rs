@@ -11,7 +11,9 @@ mod npy;
 mod reports;
 
 pub use npy::{NpyMatrix, encode_npy, parse_npy, read_npy};
-pub use reports::{ReportRow, parse_reports, parse_reports_with_notes, read_reports};
+pub use reports::{
+    ReportRow, for_each_report, parse_reports, parse_reports_with_notes, read_reports,
+};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

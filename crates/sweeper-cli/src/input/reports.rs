@@ -9,8 +9,8 @@
 //!   numbers become JSON numbers, `true`/`false` booleans, anything else a string. An empty
 //!   cell means the key is absent (the scorer's defaults apply).
 
-use super::csv_table::text_rows;
-use super::json::rows as json_rows;
+use super::csv_table::for_each_text_row;
+use super::json::{for_each_line, rows as json_rows, utf8};
 use super::{InputError, Place, TableFormat, parse_number, read_bytes, sniff};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -46,12 +46,41 @@ pub fn parse_reports_with_notes(
     path: &Path,
     bytes: &[u8],
 ) -> Result<(Vec<ReportRow>, Vec<String>), InputError> {
+    let mut rows = Vec::new();
+    let notes = for_each_report(path, bytes, |row| rows.push(row))?;
+    Ok((rows, notes))
+}
+
+/// [`parse_reports_with_notes`] one row at a time: hands every candidate to `visit` as it
+/// is read, in input order, and returns the notes. A caller that keeps a few numbers per
+/// row needs memory for those, not for the parsed rows. JSON Lines and CSV are read row by
+/// row; a JSON array is parsed whole first (one value), then handed out.
+pub fn for_each_report(
+    path: &Path,
+    bytes: &[u8],
+    mut visit: impl FnMut(ReportRow),
+) -> Result<Vec<String>, InputError> {
     let bytes = super::without_bom(bytes);
     let mut empty: BTreeMap<String, usize> = BTreeMap::new();
-    let rows = match sniff(bytes) {
-        TableFormat::Csv => csv_reports(path, bytes, &mut empty)?,
-        TableFormat::JsonLines => json_reports(path, bytes, false)?,
-        TableFormat::JsonArray => json_reports(path, bytes, true)?,
+    let mut count = 0_usize;
+    let mut counted = |row: ReportRow| {
+        count += 1;
+        visit(row);
+    };
+    match sniff(bytes) {
+        TableFormat::Csv => csv_reports(path, bytes, &mut empty, &mut counted)?,
+        TableFormat::JsonLines => {
+            let text = utf8(path, bytes)?;
+            for_each_line(path, text, |place, value| {
+                counted(json_report(path, place, value)?);
+                Ok(())
+            })?;
+        }
+        TableFormat::JsonArray => {
+            for (place, value) in json_rows(path, bytes, true)? {
+                counted(json_report(path, place, value)?);
+            }
+        }
         TableFormat::Npy => {
             return Err(InputError::Format {
                 path: path.to_owned(),
@@ -60,8 +89,8 @@ pub fn parse_reports_with_notes(
                     .to_owned(),
             });
         }
-    };
-    if rows.is_empty() {
+    }
+    if count == 0 {
         return Err(InputError::Empty {
             path: path.to_owned(),
             detail: String::new(),
@@ -77,7 +106,7 @@ pub fn parse_reports_with_notes(
             )
         })
         .collect();
-    Ok((rows, notes))
+    Ok(notes)
 }
 
 /// Turns a scorer error about one candidate into an input error at its place.
@@ -114,35 +143,31 @@ fn checked_row(
     })
 }
 
-fn json_reports(path: &Path, bytes: &[u8], array: bool) -> Result<Vec<ReportRow>, InputError> {
-    let mut out = Vec::new();
-    for (place, value) in json_rows(path, bytes, array)? {
-        let shape = |detail: &str| InputError::Format {
-            path: path.to_owned(),
-            detail: format!("{place}: {detail}"),
-        };
-        let Value::Object(mut object) = value else {
-            return Err(shape(
-                "expected an object {\"config\": {...}, \"report\": {...}}",
-            ));
-        };
-        if let Some(key) = object.keys().find(|k| *k != "config" && *k != "report") {
-            return Err(shape(&format!(
-                "unknown key `{key}`; a row has only `config` and `report`"
-            )));
-        }
-        let config = match object.remove("config") {
-            None => Map::new(),
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(shape("`config` must be an object")),
-        };
-        let report_value = object
-            .remove("report")
-            .ok_or_else(|| shape("missing `report`"))?;
-        let report = Report::from_json(place.row, &report_value).map_err(|e| at(place, e))?;
-        out.push(checked_row(place, config, report)?);
+fn json_report(path: &Path, place: Place, value: Value) -> Result<ReportRow, InputError> {
+    let shape = |detail: &str| InputError::Format {
+        path: path.to_owned(),
+        detail: format!("{place}: {detail}"),
+    };
+    let Value::Object(mut object) = value else {
+        return Err(shape(
+            "expected an object {\"config\": {...}, \"report\": {...}}",
+        ));
+    };
+    if let Some(key) = object.keys().find(|k| *k != "config" && *k != "report") {
+        return Err(shape(&format!(
+            "unknown key `{key}`; a row has only `config` and `report`"
+        )));
     }
-    Ok(out)
+    let config = match object.remove("config") {
+        None => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(shape("`config` must be an object")),
+    };
+    let report_value = object
+        .remove("report")
+        .ok_or_else(|| shape("missing `report`"))?;
+    let report = Report::from_json(place.row, &report_value).map_err(|e| at(place, e))?;
+    checked_row(place, config, report)
 }
 
 /// A config cell as a typed JSON value (`None` for an empty cell).
@@ -172,21 +197,23 @@ fn csv_reports(
     path: &Path,
     bytes: &[u8],
     empty: &mut BTreeMap<String, usize>,
-) -> Result<Vec<ReportRow>, InputError> {
-    let (headers, rows) = text_rows(path, bytes)?;
-    let is_metric: Vec<bool> = headers
-        .iter()
-        .map(|h| KNOWN_METRICS.contains(&h.as_str()))
-        .collect();
-    let mut out = Vec::with_capacity(rows.len());
-    for (row, text) in rows.into_iter().enumerate() {
+    visit: &mut dyn FnMut(ReportRow),
+) -> Result<(), InputError> {
+    let mut metric_columns: Option<Vec<bool>> = None;
+    for_each_text_row(path, bytes, |headers, row, text| {
+        let is_metric = metric_columns.get_or_insert_with(|| {
+            headers
+                .iter()
+                .map(|h| KNOWN_METRICS.contains(&h.as_str()))
+                .collect()
+        });
         let place = Place {
             line: text.line,
             row,
         };
         let mut config = Map::new();
         let mut metrics = BTreeMap::new();
-        for ((name, cell), &metric) in headers.iter().zip(&text.cells).zip(&is_metric) {
+        for ((name, cell), &metric) in headers.iter().zip(text.cells).zip(is_metric.iter()) {
             if metric {
                 if cell.trim().is_empty() {
                     *empty.entry(name.clone()).or_insert(0) += 1;
@@ -203,9 +230,10 @@ fn csv_reports(
             }
         }
         let report = Report::from_map(row, metrics).map_err(|e| at(place, e))?;
-        out.push(checked_row(place, config, report)?);
-    }
-    Ok(out)
+        visit(checked_row(place, config, report)?);
+        Ok(())
+    })?;
+    Ok(())
 }
 
 #[cfg(test)]
