@@ -186,6 +186,9 @@ class Protocol(unittest.TestCase):
         self.assertEqual(answers[1][se.STATUS_KEY], "unsupported")
         self.assertEqual(answers[2][se.STATUS_KEY], "failed")
         self.assertEqual(answers[3]["used_gpus"], 8)
+        # Every answer names the candidate it answers, so sweeper can drop one out of step;
+        # a line that was no JSON object had no id to echo.
+        self.assertEqual([a.get(se.ID_KEY) for a in answers], [1, 2, None, 3])
 
 
     def test_whatever_the_tool_prints_stays_off_the_protocol_stream(self):

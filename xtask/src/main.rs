@@ -1,11 +1,13 @@
 //! `cargo xtask`: project automation. `cargo xtask ci` runs exactly what `.ci/run` runs.
 //!
 //! Subcommands:
-//! - `ci`: formatting, lints as errors, the test suite, each bench once.
+//! - `ci`: `.ci/run` (formatting, lints as errors, the test suite, each bench once).
 //! - `check-frontier`: the dominance property suite with a chosen case count, or a check
 //!   of another tool's front against its input.
 //! - `bench-sampler`: the sampler benchmark problems (ZDT1, DTLZ2, serving).
 
+use anyhow::Context;
+use std::path::Path;
 use std::process::{Command, ExitCode};
 
 mod bench_sampler;
@@ -23,62 +25,15 @@ pub(crate) fn run(mut cmd: Command) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The CI steps, in order; `.ci/run` runs the same.
+/// CI: `.ci/run`, the one list of its steps (it also installs and starts what the
+/// tests need, so it is the script and this is the shortcut).
 fn ci() -> anyhow::Result<()> {
-    let steps: [&[&str]; 8] = [
-        &["fmt", "--all", "--check"],
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        // the layers without their default features: the engine alone, goal without YAML
-        &[
-            "clippy",
-            "-p",
-            "sweeper-cli",
-            "--no-default-features",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        &[
-            "clippy",
-            "-p",
-            "sweeper-cli",
-            "--no-default-features",
-            "--features",
-            "files",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        &["test", "--workspace", "--locked"],
-        &[
-            "test",
-            "-p",
-            "sweeper-goal",
-            "--no-default-features",
-            "--locked",
-        ],
-        &["doc", "--no-deps", "--workspace", "--locked"],
-        &["test", "-p", "sweeper-benches", "--benches", "--locked"],
-    ];
-    for step in steps {
-        let mut cmd = cargo();
-        cmd.args(step);
-        if step[0] == "doc" {
-            cmd.env("RUSTDOCFLAGS", "-D warnings");
-        }
-        run(cmd)?;
-    }
-    Ok(())
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("xtask lives in the workspace")?;
+    let mut cmd = Command::new("bash");
+    cmd.arg(root.join(".ci/run"));
+    run(cmd)
 }
 
 const USAGE: &str = "usage: cargo xtask <ci | check-frontier [--cases N] | bench-sampler [...]>";

@@ -231,6 +231,13 @@ pub(crate) fn run(args: &Args) -> CliResult {
     } else {
         "best.svg"
     };
+    for note in setup.evaluator.notes() {
+        let _ = write!(
+            summary,
+            "\nsweeper: note: {}",
+            sweeper_cli::text::escape_controls(&note)
+        );
+    }
     super::print_stderr(&format!(
         "{summary}\nsweeper: results in {} (result.json, result.csv, trials.csv, {plot})\n",
         out_dir.display()

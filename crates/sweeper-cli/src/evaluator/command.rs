@@ -246,6 +246,25 @@ impl Evaluator for CommandEvaluator {
             None => run_once(&self.spec, line),
         }
     }
+
+    /// One note per persistent worker that had stdout lines dropped.
+    fn notes(&self) -> Vec<String> {
+        let Some(workers) = &self.workers else {
+            return Vec::new();
+        };
+        workers
+            .dropped_per_worker()
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(worker, &n)| {
+                let lines = if n == 1 { "line" } else { "lines" };
+                format!(
+                    "persistent worker {worker} printed {n} stdout {lines} that answered no candidate (another candidate's `id`, a line while none was out, or over the buffer bound); they were dropped. Print logs on stderr, and answer each candidate once with its `id`"
+                )
+            })
+            .collect()
+    }
 }
 
 impl Drop for CommandEvaluator {

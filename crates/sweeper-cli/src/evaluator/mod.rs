@@ -206,6 +206,13 @@ pub trait Evaluator: Send + Sync {
     /// Evaluates one candidate. Never panics on bad evaluator behaviour: it returns
     /// `Failed` with a reason instead.
     fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome;
+
+    /// What the evaluator has to say once a sweep is over, one line a note: things that
+    /// were counted rather than logged as they happened (a persistent worker's stdout lines
+    /// that answered no candidate, say), so that each is said once. None by default.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 #[cfg(unix)]

@@ -38,8 +38,8 @@ const INPUT_CHECK: Duration = Duration::from_millis(100);
 /// and after its process died.
 pub(super) struct Workers {
     slots: Vec<Mutex<Option<Proc>>>,
-    /// Stdout lines credited to no candidate, over all workers.
-    dropped: Arc<AtomicU64>,
+    /// Per slot, its stdout lines credited to no candidate.
+    dropped: Vec<Arc<AtomicU64>>,
 }
 
 /// The candidate out on a worker.
@@ -60,15 +60,24 @@ enum Awaited {
 
 impl Workers {
     pub(super) fn new(count: usize) -> Workers {
+        let count = count.max(1);
         Workers {
-            slots: (0..count.max(1)).map(|_| Mutex::new(None)).collect(),
-            dropped: Arc::new(AtomicU64::new(0)),
+            slots: (0..count).map(|_| Mutex::new(None)).collect(),
+            dropped: (0..count).map(|_| Arc::new(AtomicU64::new(0))).collect(),
         }
     }
 
-    /// How many stdout lines were credited to no candidate.
+    /// How many stdout lines were credited to no candidate, over all workers.
     pub(super) fn dropped_lines(&self) -> u64 {
-        self.dropped.load(Ordering::Relaxed)
+        self.dropped_per_worker().iter().sum()
+    }
+
+    /// Per worker slot, how many of its stdout lines were credited to no candidate.
+    pub(super) fn dropped_per_worker(&self) -> Vec<u64> {
+        self.dropped
+            .iter()
+            .map(|d| d.load(Ordering::Relaxed))
+            .collect()
     }
 
     /// Sends `line` (candidate `id` as one JSON line and its newline) to worker `worker`
@@ -81,12 +90,14 @@ impl Workers {
         id: u64,
         line: &[u8],
     ) -> EvalOutcome {
-        let mut slot = lock(&self.slots[worker % self.slots.len()]);
+        let index = worker % self.slots.len();
+        let mut slot = lock(&self.slots[index]);
+        let dropped = &*self.dropped[index];
         // A worker that died while idle is replaced before the candidate goes out: that is
         // not this candidate's failure.
         if slot
             .as_mut()
-            .is_some_and(|proc| !idle_and_alive(proc, &self.dropped))
+            .is_some_and(|proc| !idle_and_alive(proc, dropped))
         {
             *slot = None;
         }
@@ -99,7 +110,7 @@ impl Workers {
             let fresh = slot.is_none();
             if fresh {
                 let mode = StdoutMode::Lines {
-                    dropped: Arc::clone(&self.dropped),
+                    dropped: Arc::clone(&self.dropped[index]),
                 };
                 match Proc::spawn(spec, mode) {
                     Ok(proc) => *slot = Some(proc),
@@ -110,7 +121,7 @@ impl Workers {
                 return EvalOutcome::Failed("persistent evaluator worker did not start".to_owned());
             };
             proc.send(line.to_vec());
-            match await_answer(proc, spec, &out, deadline, &self.dropped) {
+            match await_answer(proc, spec, &out, deadline, dropped) {
                 Awaited::Outcome(outcome, keep) => {
                     if !keep {
                         // Dropping the process kills its group and reaps it; the next

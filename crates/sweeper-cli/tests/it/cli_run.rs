@@ -213,3 +213,66 @@ fn evaluate_prints_the_request_report_and_candidate() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["status"], "unsupported");
 }
+
+#[test]
+fn run_says_once_how_many_lines_a_persistent_worker_printed_out_of_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    // Before each answer the worker repeats its previous one, which names the previous
+    // candidate's id: every such line is dropped, and the summary says so once.
+    let worker = dir.path().join("behind.py");
+    std::fs::write(
+        &worker,
+        "import json, sys\n\
+         previous = None\n\
+         for line in sys.stdin:\n\
+         \x20   c = json.loads(line)\n\
+         \x20   p = c['parameters']\n\
+         \x20   answer = {'id': c['id'], 'output_throughput_tok_s': 100.0 * p['tp'] + p['replicas'],\n\
+         \x20             'mean_output_token_throughput_per_user': 50.0 / p['tp']}\n\
+         \x20   if previous is not None:\n\
+         \x20       print(json.dumps(previous), flush=True)\n\
+         \x20   print(json.dumps(answer), flush=True)\n\
+         \x20   previous = answer\n",
+    )
+    .unwrap();
+    let yaml = format!(
+        "goal: {{target: pareto}}
+search_space:
+  gpu_budget: 16
+  used_gpus: [tp, replicas]
+  parameters:
+    tp: {{values: [1, 2, 4, 8]}}
+    replicas: {{int: [1, 4]}}
+evaluator:
+  command: [python3, {}]
+  persistent: true
+sweep: {{max_rounds: 2, candidates_per_round: 3, parallel_evals: 1, seed: 5}}
+",
+        worker.display()
+    );
+    std::fs::write(dir.path().join("behind.yaml"), yaml).unwrap();
+    let out = sweeper(
+        &["run", "behind.yaml", "--out", "o", "--no-progress"],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("sweeper: note: persistent worker"))
+        .collect();
+    assert_eq!(notes.len(), 1, "one note for the one worker: {stderr}");
+    let journal = std::fs::read_to_string(dir.path().join("o/journal.jsonl")).unwrap();
+    let sent = journal.matches("\"feasible\"").count();
+    assert!(sent >= 2, "{journal}");
+    assert!(
+        notes[0].contains(&format!("worker 0 printed {} stdout lines", sent - 1)),
+        "every candidate after the first had one line repeated: {}",
+        notes[0]
+    );
+    let results = std::fs::read_to_string(dir.path().join("o/result.json")).unwrap();
+    assert!(
+        !results.contains("\"id\""),
+        "the protocol's id is no metric"
+    );
+}

@@ -51,6 +51,12 @@ fn an_answer_one_candidate_behind_is_not_credited() {
         assert_eq!(answer["calls"], id as f64, "the same worker answered");
     }
     assert_eq!(evaluator.dropped_lines(), 2, "the two repeated answers");
+    let notes = evaluator.notes();
+    assert_eq!(notes.len(), 1, "one note for the one worker: {notes:?}");
+    assert!(
+        notes[0].starts_with("persistent worker 0 printed 2 stdout lines"),
+        "{notes:?}"
+    );
 }
 
 #[test]
