@@ -2,6 +2,7 @@
 //!
 //! Subcommands:
 //! - `ci`: `.ci/run` (formatting, lints as errors, the test suite, each bench once).
+//! - `man`: the man pages, into `target/man` (or a given directory).
 //! - `check-frontier`: the dominance property suite with a chosen case count, or a check
 //!   of another tool's front against its input.
 //! - `bench-sampler`: the sampler benchmark problems (ZDT1, DTLZ2, serving).
@@ -36,13 +37,40 @@ fn ci() -> anyhow::Result<()> {
     run(cmd)
 }
 
-const USAGE: &str = "usage: cargo xtask <ci | check-frontier [--cases N] | bench-sampler [...]>";
+const USAGE: &str =
+    "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...]>";
+
+/// The man pages (`clap_mangen`, through the binary's hidden `man` command, which holds the
+/// command-line definition): `sweeper.1` and `sweeper-COMMAND.1` into DIR, default
+/// `target/man`.
+fn man(args: &[String]) -> anyhow::Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("xtask lives in the workspace")?;
+    let dir = args
+        .first()
+        .map_or_else(|| root.join("target/man"), |d| Path::new(d).to_path_buf());
+    let mut cmd = cargo();
+    cmd.current_dir(root)
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "sweeper-cli",
+            "--",
+            "man",
+        ])
+        .arg(&dir);
+    run(cmd)
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci().map(|()| ExitCode::SUCCESS),
+        Some("man") => man(rest).map(|()| ExitCode::SUCCESS),
         Some("check-frontier") => check_frontier::main(rest),
         Some("bench-sampler") => bench_sampler::main(rest),
         _ => {

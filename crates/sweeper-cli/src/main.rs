@@ -1,6 +1,6 @@
 //! The `sweeper` command: score configuration sweeps and find the best configurations.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 mod commands;
@@ -13,14 +13,23 @@ mod commands;
     version,
     propagate_version = true,
     after_help = "Quick start:
-  sweeper validate examples/quickstart.yaml      # check a config, see the resolved goal
-  sweeper run examples/quickstart.yaml           # sweep with the built-in serving model
-  sweeper score --config GOAL.yaml reports.csv   # rank or front reports you already have
-  sweeper front data.npy -o 0:max -o 1:max       # the Pareto front of numeric columns
+  sweeper init --builtin llama3-70b-fp8 --gpu h100 my-sweep.yaml  # a config to edit
+  sweeper validate examples/quickstart.yaml  # check a config, see the resolved goal
+  sweeper run examples/quickstart.yaml       # sweep with the built-in serving model
+  sweeper presets                            # the built-in model's models and GPUs
+  sweeper score --config examples/serving/pareto.yaml \\
+      examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv  # front of real reports
 
-Run `sweeper <command> --help` for each command's options and examples."
+Every file argument takes `-` for standard input. Run `sweeper <command> --help` for
+each command's options and examples."
 )]
 struct Cli {
+    /// Print only warnings and errors on stderr (no progress, no summary).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print more on stderr: every trial of a run as it ends, timings.
+    #[arg(short, long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -39,10 +48,49 @@ enum Command {
     Evaluate(commands::evaluate::Args),
     /// Redraw the plot of a finished or running sweep.
     Plot(commands::plot::Args),
+    /// Write a commented sweep config to start from.
+    Init(commands::init::Args),
+    /// List the built-in serving model's presets: models, GPUs and their key figures.
+    Presets(commands::presets::Args),
+    /// Print a JSON Schema of the sweep config, for editor completion and checks.
+    Schema(commands::schema::Args),
+    /// Print a shell completion script.
+    Completions(Completions),
+    /// Write the man pages (used by `cargo xtask man`).
+    #[command(hide = true)]
+    Man(Man),
+}
+
+/// Arguments of `sweeper completions`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  sweeper completions bash > ~/.local/share/bash-completion/completions/sweeper
+  sweeper completions zsh > ~/.zfunc/_sweeper      # with fpath+=~/.zfunc in .zshrc
+  sweeper completions fish > ~/.config/fish/completions/sweeper.fish")]
+struct Completions {
+    /// The shell.
+    shell: clap_complete::Shell,
+}
+
+/// Arguments of the hidden `sweeper man`.
+#[derive(Debug, clap::Args)]
+struct Man {
+    /// The directory to write `sweeper.1` and one page per command into.
+    dir: std::path::PathBuf,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return commands::usage_error(&e, &Cli::command()),
+    };
+    commands::set_verbosity(if cli.quiet {
+        commands::Verbosity::Quiet
+    } else if cli.verbose {
+        commands::Verbosity::Verbose
+    } else {
+        commands::Verbosity::Normal
+    });
     let result = match cli.command {
         Command::Validate(args) => commands::validate::run(&args),
         Command::Score(args) => commands::score::run(&args),
@@ -50,6 +98,16 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(&args),
         Command::Evaluate(args) => commands::evaluate::run(&args),
         Command::Plot(args) => commands::plot::run(&args),
+        Command::Init(args) => commands::init::run(&args),
+        Command::Presets(args) => commands::presets::run(&args),
+        Command::Schema(args) => commands::schema::run(&args),
+        Command::Completions(args) => {
+            let mut cmd = Cli::command();
+            let mut out = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "sweeper", &mut out);
+            commands::print_stdout(&String::from_utf8_lossy(&out))
+        }
+        Command::Man(args) => commands::write_man_pages(Cli::command(), &args.dir),
     };
     commands::finish(result)
 }

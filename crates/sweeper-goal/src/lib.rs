@@ -105,6 +105,8 @@ mod json;
 mod load;
 mod objective;
 mod raw;
+#[cfg(feature = "schema")]
+pub mod schema;
 mod space;
 mod sweep;
 mod workload;

@@ -11,14 +11,15 @@ use sweeper_cli::run::{Status, evaluate_candidate, evaluator_for};
 /// Arguments of `sweeper evaluate`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:
-  sweeper evaluate examples/quickstart.yaml --candidate '{\"tp\": 2, \"replicas\": 4, \"max_batch_size\": 64, \"kv_load_ratio\": 0.5}'
+  sweeper evaluate examples/quickstart.yaml \\
+      --candidate '{\"tp\": 2, \"replicas\": 4, \"max_batch_size\": 64, \"kv_load_ratio\": 0.5}'
 
 Prints one JSON object: the request sent to the evaluator, its verdict
 (feasible, infeasible, failed, unsupported), the reason, the raw report and the
 scored candidate. Constants of the search space are filled in. Exit 0 when the
 evaluator returned a report, 1 otherwise.")]
 pub(crate) struct Args {
-    /// The sweep config (YAML or JSON).
+    /// The sweep config (YAML or JSON); `-` reads standard input.
     config: PathBuf,
     /// The candidate's parameter values as a JSON object (plus `kv_load_ratio` when the
     /// workload searches a ratio range).
@@ -41,10 +42,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             )));
         }
     };
-    let name = args
-        .config
-        .file_stem()
-        .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
+    let name = super::config_stem(&args.config);
     let setup = evaluator_for(&config, &name).map_err(|e| CliError::invalid(e.to_string()))?;
     let mut planner = ServingPlanner::new();
     let single = evaluate_candidate(

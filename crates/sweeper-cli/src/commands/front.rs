@@ -15,21 +15,23 @@ rows); `index` in the output is that number. A row is on the front when no other
 least as good in every objective and strictly better in one; equal rows are all kept. The
 front is printed sorted by the LAST objective ascending (the x-axis), ties in input order.
 
-Examples:
-  # The InferenceX frontier of a serving sweep: tok/s/gpu (y) against tok/s/user (x)
-  sweeper front sweep.csv -o output_tput_per_gpu:max -o tok_s_per_user:max
+Examples (from the repository root, on the files that ship in examples/):
+  # The InferenceX frontier of real serving rows: total tok/s (y) against tok/s/user (x)
+  sweeper front examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv \\
+      -o output_throughput_tok_s:max -o mean_output_token_throughput_per_user:max
 
-  # Throughput against latency, as JSON
-  sweeper front runs.jsonl -o throughput:max -o e2e_ms:min --format json
+  # Throughput against end-to-end latency, as JSON
+  sweeper front examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv \\
+      -o output_throughput_tok_s:max -o mean_e2e_latency_ms:min --format json
 
   # A NumPy float64 matrix of shape (n, 3); columns are named 0, 1, 2
-  sweeper front points.npy -o 0:max -o 1:max -o 2:min --stats
+  sweeper front examples/front/points.npy -o 0:max -o 1:max -o 2:min --stats
 
   # Non-dominated sorting: every row with its front number (0 = on the front)
-  sweeper front sweep.csv -o x:max -o y:max --ranks
+  sweeper front examples/front/points.npy -o 0:max -o 1:max -o 2:min --ranks
 
-  # The hypervolume dominated by the rows, against the reference point (0, 0)
-  sweeper front sweep.csv -o x:max -o y:max --hypervolume 0,0
+  # The hypervolume dominated by the rows, against the reference point (0, 0, 10000)
+  sweeper front examples/front/points.npy -o 0:max -o 1:max -o 2:min --hypervolume 0,0,10000
 
 Exit status: 0 ok; 1 bad input (missing column, NaN, empty file, ragged CSV, wrong .npy
 dtype; the message names the row and column); 2 usage or I/O error.";

@@ -6,6 +6,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 use sweeper_cli::provider::ServingPlanner;
 use sweeper_cli::run::{
     FileJournal, Progress, ResultFile, RunError, RunObserver, Sweeper, candidates_csv,
@@ -18,7 +19,10 @@ use sweeper_cli::run::{
   sweeper run examples/quickstart.yaml
   sweeper run examples/quickstart.yaml --out runs/q1 --format json
   sweeper run --resume runs/q1            # continue a killed sweep
-  sweeper run longer.yaml --resume runs/q1 # extend it: a larger max_rounds or max_trials
+  sweeper run examples/quickstart.yaml -q --out runs/q2 --format csv > front.csv
+
+A sweep is extended by resuming it under a config with a larger max_rounds or
+max_trials: `sweeper run LONGER.yaml --resume runs/q1`.
 
 The output directory holds journal.jsonl (one line per suggestion and outcome),
 result.json, result.csv (the front or ranking), trials.csv (every trial),
@@ -34,8 +38,8 @@ Exit codes: 0 with a result, 1 when no candidate was feasible, the config is
 invalid or the evaluator failed sweep.max_consecutive_failures times in a row,
 2 on usage or I/O errors (a full disk, a locked or existing journal).")]
 pub(crate) struct Args {
-    /// The sweep config (YAML or JSON). Optional with --resume, which reads the copy kept
-    /// in the output directory.
+    /// The sweep config (YAML or JSON; `-` reads standard input). Optional with --resume,
+    /// which reads the copy kept in the output directory.
     config: Option<PathBuf>,
     /// Output directory [default: `sweeper-out/CONFIG-STEM/`].
     #[arg(long, value_name = "DIR")]
@@ -49,18 +53,29 @@ pub(crate) struct Args {
     /// Show at most N rows of a ranking on stdout (files keep everything).
     #[arg(long, value_name = "N")]
     top: Option<usize>,
-    /// Do not draw the progress bar (it is hidden anyway when stderr is not a terminal).
+    /// No progress: neither the bar (on a terminal) nor the progress lines (off one).
     #[arg(long)]
     no_progress: bool,
 }
 
-/// Draws progress with indicatif on stderr.
-struct Bar(ProgressBar);
+/// Shows progress on stderr: a bar on a terminal; off a terminal (a log file, a CI job, a
+/// Slurm job's output) one line at each round's end or at most every few seconds, so a
+/// long run is never silent; with `-v`, a line per outcome either way.
+struct Bar {
+    drawn: ProgressBar,
+    /// Lines instead of the bar.
+    lines: bool,
+    /// Trials per round: a line when a round ends.
+    per_round: u64,
+    last_line: Option<Instant>,
+    started: Instant,
+}
 
-impl RunObserver for Bar {
-    fn progress(&mut self, p: &Progress) {
-        self.0.set_length(p.budget.max(p.done));
-        self.0.set_position(p.done);
+/// At most one progress line this often off a terminal (round ends included).
+const LINE_EVERY: Duration = Duration::from_secs(5);
+
+impl Bar {
+    fn message(p: &Progress) -> String {
         let t = &p.tallies;
         let mut msg = format!(
             "feasible {} · infeasible {} · failed {} · unsupported {} · cached {}",
@@ -72,7 +87,39 @@ impl RunObserver for Bar {
         if let Some(front) = p.front_size {
             let _ = write!(msg, " · front {front}");
         }
-        self.0.set_message(msg);
+        msg
+    }
+}
+
+impl RunObserver for Bar {
+    fn progress(&mut self, p: &Progress) {
+        let msg = Bar::message(p);
+        if super::verbosity() == super::Verbosity::Verbose {
+            self.drawn.suspend(|| {
+                super::print_stderr(&format!(
+                    "{}/{} trials{} · {msg}\n",
+                    p.done,
+                    p.budget,
+                    if p.replayed { " (replayed)" } else { "" }
+                ));
+            });
+        } else if self.lines && !p.replayed {
+            let round_end = self.per_round > 0 && p.done.is_multiple_of(self.per_round);
+            let due = self.last_line.is_none_or(|at| at.elapsed() >= LINE_EVERY);
+            let last = p.done >= p.budget;
+            if (round_end || self.last_line.is_none()) && due || last {
+                self.last_line = Some(Instant::now());
+                super::print_stderr(&format!(
+                    "{}/{} trials after {:.0} s · {msg}\n",
+                    p.done,
+                    p.budget,
+                    self.started.elapsed().as_secs_f64()
+                ));
+            }
+        }
+        self.drawn.set_length(p.budget.max(p.done));
+        self.drawn.set_position(p.done);
+        self.drawn.set_message(msg);
     }
 }
 
@@ -93,9 +140,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             (args.config.clone().unwrap_or(kept), dir.clone(), true)
         }
         (Some(config), None) => {
-            let stem = config
-                .file_stem()
-                .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
+            let stem = super::config_stem(config);
             let out = args
                 .out
                 .clone()
@@ -117,9 +162,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
         )));
     }
     let config = super::load_config(&config_path)?;
-    let name = config_path
-        .file_stem()
-        .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
+    let name = super::config_stem(&config_path);
     let setup = evaluator_for(&config, &name).map_err(|e| run_error(&e))?;
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
@@ -172,7 +215,9 @@ pub(crate) fn run(args: &Args) -> CliResult {
         std::process::exit(130);
     });
 
-    let bar = if args.no_progress || !std::io::stderr().is_terminal() {
+    let quiet = super::verbosity() == super::Verbosity::Quiet;
+    let terminal = std::io::stderr().is_terminal();
+    let bar = if args.no_progress || quiet || !terminal {
         ProgressBar::hidden()
     } else {
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
@@ -184,7 +229,13 @@ pub(crate) fn run(args: &Args) -> CliResult {
         );
         bar
     };
-    let mut observer = Bar(bar.clone());
+    let mut observer = Bar {
+        drawn: bar.clone(),
+        lines: !terminal && !args.no_progress && !quiet,
+        per_round: u64::from(config.sweep.candidates_per_round),
+        last_line: None,
+        started: Instant::now(),
+    };
     let mut planner = ServingPlanner::new();
     let outcome = Sweeper::builder(&config)
         .evaluator(setup.evaluator.as_ref())

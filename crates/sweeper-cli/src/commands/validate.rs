@@ -14,8 +14,20 @@ use sweeper_goal::{
 
 /// Arguments of `sweeper validate`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  sweeper validate examples/quickstart.yaml
+  sweeper validate examples/pareto-three.yaml --format json
+  sweeper validate examples/evaluators/aiperf-sweep.yaml
+
+Prints the goal as sweeper resolved it: objectives and their directions, the
+sampler's metrics, the SLA, the load, the space, the evaluator and the budget.
+Every block's first error is reported in one pass, with its key path, line and
+column, and what to write instead. A config from another program: `... | sweeper
+validate -`.
+
+Exit status: 0 valid; 1 invalid (nothing on stdout); 2 the file cannot be read.")]
 pub(crate) struct Args {
-    /// The sweep config (YAML or JSON).
+    /// The sweep config (YAML or JSON); `-` reads standard input.
     config: PathBuf,
     /// Output format of the resolved config.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -23,35 +35,33 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> CliResult {
-    let cfg = sweeper_goal::from_path_all(&args.config).map_err(|errors| {
-        let file = args.config.display();
-        match errors.as_slice() {
-            [e @ ConfigError::Io { .. }] => CliError::io(e.to_string()),
-            [e] => CliError::invalid(format!("{file}: invalid config: {e}")),
-            _ => {
-                let mut message = format!("{file}: invalid config, {} errors:", errors.len());
-                for e in &errors {
-                    let _ = write!(message, "\n  {e}");
-                }
-                CliError::invalid(message)
+    let text = super::read_text(&args.config)?;
+    let file = super::input_name(&args.config);
+    let cfg = sweeper_goal::parse_all(&text).map_err(|errors| match errors.as_slice() {
+        [e @ ConfigError::Io { .. }] => CliError::io(e.to_string()),
+        [e] => CliError::invalid(format!("{file}: invalid config: {e}")),
+        _ => {
+            let mut message = format!("{file}: invalid config, {} errors:", errors.len());
+            for e in &errors {
+                let _ = write!(message, "\n  {e}");
             }
+            CliError::invalid(message)
         }
     })?;
     // What `sweeper run` checks before its first trial, checked here too: the search space
     // the sampler can represent, the built-in model's presets and keys, the evaluator's
     // program.
-    sweeper_cli::run::check_runnable(&cfg).map_err(|e| {
-        CliError::invalid(format!("{}: invalid config: {e}", args.config.display()))
-    })?;
+    sweeper_cli::run::check_runnable(&cfg)
+        .map_err(|e| CliError::invalid(format!("{file}: invalid config: {e}")))?;
     let out = match args.format {
         Format::Json => {
-            let mut text = serde_json::to_string_pretty(&summary_json(&args.config, &cfg))
+            let mut text = serde_json::to_string_pretty(&summary_json(&file, &cfg))
                 .map_err(|e| CliError::io(format!("cannot encode JSON: {e}")))?;
             text.push('\n');
             text
         }
-        Format::Table => table(&args.config, &cfg),
-        Format::Csv => csv(&args.config, &cfg),
+        Format::Table => table(&file, &cfg),
+        Format::Csv => csv(&file, &cfg),
     };
     print_stdout(&out)
 }
@@ -73,7 +83,7 @@ fn load_json(w: Option<&Workload>) -> Value {
     }
 }
 
-fn summary_json(path: &std::path::Path, cfg: &SweepConfig) -> Value {
+fn summary_json(path: &str, cfg: &SweepConfig) -> Value {
     let goal = &cfg.goal;
     let objectives: Vec<Value> = goal
         .objectives()
@@ -87,7 +97,7 @@ fn summary_json(path: &std::path::Path, cfg: &SweepConfig) -> Value {
         .collect();
     json!({
         "valid": true,
-        "config": path.display().to_string(),
+        "config": path,
         "target": goal.target().name(),
         "pareto": goal.is_pareto(),
         "objectives": objectives,
@@ -233,20 +243,20 @@ fn rows(cfg: &SweepConfig) -> Vec<(&'static str, String)> {
     rows
 }
 
-fn table(path: &std::path::Path, cfg: &SweepConfig) -> String {
+fn table(path: &str, cfg: &SweepConfig) -> String {
     let rows = rows(cfg);
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    let mut out = format!("valid: {}\n", path.display());
+    let mut out = format!("valid: {path}\n");
     for (k, v) in rows {
         let _ = writeln!(out, "  {k:<width$}  {v}");
     }
     out
 }
 
-fn csv(path: &std::path::Path, cfg: &SweepConfig) -> String {
+fn csv(path: &str, cfg: &SweepConfig) -> String {
     let mut rows: Vec<[String; 2]> = vec![
         ["valid".into(), "true".into()],
-        ["config".into(), path.display().to_string()],
+        ["config".into(), path.to_owned()],
     ];
     rows.extend(rows_of(cfg));
     sweeper_cli::csv_out::to_string(&["key".to_owned(), "value".to_owned()], rows)

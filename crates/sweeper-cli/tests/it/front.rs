@@ -99,6 +99,9 @@ fn stats_line_on_stderr() {
     let run = front_run(&fixture(KIMI), &["-o", GPU, "-o", USER, "--stats"]);
     assert_eq!(run.code, 0);
     let line = run.stderr.trim();
+    let line = line
+        .strip_prefix("sweeper: ")
+        .unwrap_or_else(|| panic!("one sweeper: prefix: {line}"));
     let fields: Vec<&str> = line.split(' ').collect();
     assert_eq!(fields.len(), 4, "{line}");
     assert_eq!(fields[0], "rows=22");
@@ -315,7 +318,7 @@ fn help_teaches_with_examples() {
     let run = sweeper(["front", "--help"]);
     assert_eq!(run.code, 0);
     for want in [
-        "Examples:",
+        "Examples (from the repository root",
         "--objective",
         "--hypervolume",
         ".npy",

@@ -7,6 +7,8 @@ mod evaluator;
 mod evaluator_faults;
 mod front;
 mod fuzz_corpus;
+mod habits;
+mod help_examples;
 mod keep;
 mod plot;
 mod rescore;

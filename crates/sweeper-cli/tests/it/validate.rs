@@ -157,7 +157,7 @@ fn invalid_config_exits_1_with_nothing_on_stdout() {
                 text(&out.stdout)
             );
             let err = text(&out.stderr);
-            assert!(err.starts_with("error: "), "{err}");
+            assert!(err.starts_with("sweeper: error: "), "{err}");
             assert!(err.contains(path), "{body}: {err}");
             assert!(err.contains(&cfg), "{body}: {err}");
         }
