@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use sweeper_cli::provider::ServingPlanner;
 use sweeper_cli::run::{
     FileJournal, Progress, ResultFile, RunError, RunObserver, Sweeper, candidates_csv,
-    evaluator_for, write_file_atomic, write_outputs,
+    evaluator_for, write_file_atomic, write_outputs_with,
 };
 
 /// Arguments of `sweeper run`.
@@ -52,6 +52,8 @@ pub(crate) struct Args {
     /// Do not draw the progress bar (it is hidden anyway when stderr is not a terminal).
     #[arg(long)]
     no_progress: bool,
+    #[command(flatten)]
+    plot: super::plot::StyleArgs,
 }
 
 /// Draws progress with indicatif on stderr.
@@ -204,7 +206,8 @@ pub(crate) fn run(args: &Args) -> CliResult {
         }
         Err(e) => return Err(run_error(&e)),
     };
-    write_outputs(&out_dir, &config, &result, &title).map_err(|e| run_error(&e))?;
+    write_outputs_with(&out_dir, &config, &result, &title, &args.plot.options())
+        .map_err(|e| run_error(&e))?;
     drop(journal);
 
     let t = &result.tallies;
