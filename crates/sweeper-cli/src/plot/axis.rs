@@ -3,12 +3,29 @@
 //! 1, 2, 5 (or every digit) times each power of ten; as many ticks as fit without their
 //! labels overlapping.
 
-/// Average advance of a sans-serif glyph, in ems (to keep labels apart).
-pub(super) const GLYPH_EM: f64 = 0.6;
-
-/// The width of `text` at `size` pixels, estimated.
+/// The width of `text` at `size` pixels, estimated from DejaVu Sans's advances (in ems):
+/// digits and capitals about 0.64, lower case 0.56, spaces and punctuation 0.32, so that
+/// labels are kept apart and legend text wraps before the edge.
 pub(super) fn text_width(text: &str, size: f64) -> f64 {
-    text.chars().count() as f64 * size * GLYPH_EM
+    let ems: f64 = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_digit() || c.is_uppercase() {
+                0.64
+            } else if c.is_alphabetic() {
+                0.56
+            } else if c == ' ' || c.is_ascii_punctuation() {
+                if matches!(c, '_' | '=' | '+' | '<' | '>' | '~' | '%' | '&' | '@' | '#') {
+                    0.7
+                } else {
+                    0.34
+                }
+            } else {
+                0.84
+            }
+        })
+        .sum();
+    ems * size
 }
 
 /// One axis: its domain (data units), its scale and its labelled ticks.
@@ -69,7 +86,18 @@ impl Axis {
         };
         let (lo, hi) = (10f64.powf(la - pad), 10f64.powf(lb + pad));
         let ticks = log_ticks(lo, hi, target);
-        let labels = ticks.iter().map(|&v| compact(v)).collect();
+        // once the ticks reach 10k, 1000 and up read as k too (5k, 10k, not 5000, 10k)
+        let kilo = ticks.iter().any(|&t| t >= 1e4);
+        let labels = ticks
+            .iter()
+            .map(|&v| {
+                if kilo && (1e3..1e4).contains(&v) {
+                    format!("{}k", compact(v / 1e3))
+                } else {
+                    compact(v)
+                }
+            })
+            .collect();
         Axis {
             lo,
             hi,
@@ -145,7 +173,8 @@ fn log_ticks(lo: f64, hi: f64, target: f64) -> Vec<f64> {
             .collect()
     };
     let densest = within(sets[0]);
-    if densest.len() < 3 {
+    // within a factor of 8, evenly spaced values read better than 1-9 per decade
+    if densest.len() < 3 || hi / lo < 8.0 {
         let step = nice((hi - lo) / (target - 1.0).max(1.0), true);
         return linear_ticks(lo, hi, step);
     }

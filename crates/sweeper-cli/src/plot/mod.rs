@@ -1065,7 +1065,7 @@ fn draw_labels(svg: &mut Svg, plot: Rect, labelled: &[((f64, f64), String)]) {
     let size = 10.5;
     let mut taken: Vec<Rect> = Vec::new();
     for ((x, y), text) in labelled {
-        let w = text_width(text, size) * 0.92;
+        let w = text_width(text, size);
         let h = size + 2.0;
         let places = [
             (x + 7.0, y - 6.0 - h),
@@ -1297,7 +1297,7 @@ fn draw_strip(svg: &mut Svg, ctx: &Ctx, points: &[&PlotPoint], top: f64, width: 
     let y = top + STRIP / 2.0;
     let lead = "no report, so no place on the axes:";
     svg.text(16.0, y + 4.0, lead, LEGEND_FONT, "start", "#555555");
-    let mut x = 16.0 + text_width(lead, LEGEND_FONT) * 0.9 + 10.0;
+    let mut x = 16.0 + text_width(lead, LEGEND_FONT) + 10.0;
     let room = width - 90.0;
     let mut sorted: Vec<&&PlotPoint> = points.iter().collect();
     sorted.sort_by_key(|p| p.id);
@@ -1335,7 +1335,7 @@ fn empty_svg(ctx: &Ctx, pareto: bool) -> String {
         "<rect x=\"40\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"6\" fill=\"#f7f7f8\" stroke=\"#d4d4d8\"/>",
         HEADER + 10.0,
         width - 80.0,
-        height - HEADER - 40.0
+        height - HEADER - 30.0 - STRIP
     );
     let headline = if chart.points.is_empty() {
         format!("Nothing to plot yet: no {} finished", chart.id_label)
@@ -1388,23 +1388,25 @@ fn empty_svg(ctx: &Ctx, pareto: bool) -> String {
     if let Some((r, n)) = reasons.first() {
         lines.push(format!("most frequent reason: {r} ({n})"));
     }
-    lines.push(if chart.points.is_empty() {
-        "Plot again once trials have finished.".to_owned()
-    } else {
-        "Every trial and its reason is in trials.csv; a larger gpu_budget or another search space may help.".to_owned()
-    });
-    for (k, line) in lines.iter().enumerate() {
-        svg.text(
-            width / 2.0,
-            cy + 40.0 + 24.0 * k as f64,
-            line,
-            14.0,
-            "middle",
-            "#444444",
+    if chart.points.is_empty() {
+        lines.push("Plot again once trials have finished.".to_owned());
+    } else if chart.id_label == "trial" {
+        if 2 * chart.count(Outcome::OverBudget) > chart.points.len() {
+            lines.push(
+                "Most trials needed more GPUs than search_space.gpu_budget: raise it, or narrow the parallelism ranges."
+                    .to_owned(),
+            );
+        }
+        lines.push(
+            "Every trial and its reason are in trials.csv; hover the marks below.".to_owned(),
         );
     }
+    for (k, line) in lines.iter().enumerate() {
+        let y = cy + 40.0 + 24.0 * k as f64;
+        svg.text(width / 2.0, y, line, 14.0, "middle", "#444444");
+    }
     let marks: Vec<&PlotPoint> = chart.points.iter().collect();
-    draw_strip(&mut svg, ctx, &marks, height - 30.0 - STRIP / 2.0, width);
+    draw_strip(&mut svg, ctx, &marks, height - STRIP - 6.0, width);
     svg.finish()
 }
 
@@ -1495,36 +1497,21 @@ pub fn best_by_trial_svg(chart: &Chart, options: &PlotOptions) -> String {
             svg.mark(Shape::Dot, x, y, &color, "feasible", &ctx.tooltip(p), None);
         }
     }
+    // trials without a finite value: marks in a row under the axis, at their trial
     let rug_y = plot.y + plot.h + 30.0;
-    let mut rug = 0;
-    for p in sorted.iter().filter(|p| p.outcome != Outcome::Feasible) {
+    for p in &sorted {
         let o = p.outcome;
         let (x, y) = match p.pair(0, 0) {
+            Some(_) if o == Outcome::Feasible => continue,
             Some((v, _)) => to_px(p.id as f64, v),
-            None => {
-                rug += 1;
-                (to_px(p.id as f64, 0.0).0, rug_y)
-            }
+            None => (to_px(p.id as f64, 0.0).0, rug_y),
         };
-        svg.mark(
-            o.shape(),
-            x,
-            y,
-            o.color(),
-            o.as_str(),
-            &ctx.tooltip(p),
-            None,
-        );
-    }
-    if rug > 0 {
-        svg.text(
-            plot.x - 8.0,
-            rug_y + 4.0,
-            "no report",
-            11.0,
-            "end",
-            "#555555",
-        );
+        let color = if o == Outcome::Feasible {
+            GREY
+        } else {
+            o.color()
+        };
+        svg.mark(o.shape(), x, y, color, o.as_str(), &ctx.tooltip(p), None);
     }
     // Best so far: a step that holds its value until a trial beats it.
     let mut path: Vec<(f64, f64)> = Vec::new();

@@ -64,7 +64,7 @@ impl Svg {
     /// The chart's title (bold) and subtitle, centred, shrunk to fit the width.
     pub(super) fn heading(&mut self, title: &str, subtitle: &str) {
         let fit = |size: f64, text: &str| {
-            size.min((self.width - 40.0) / (text.chars().count().max(1) as f64 * 0.62))
+            size.min(size * (self.width - 40.0) / super::axis::text_width(text, size).max(1.0))
         };
         let size = fit(17.0, title);
         let _ = writeln!(
