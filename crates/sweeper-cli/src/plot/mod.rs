@@ -1137,82 +1137,78 @@ fn draw_legend(svg: &mut Svg, ctx: &Ctx, area: Rect, front_line: bool, note: Opt
             entries.push(Entry::Mark(Shape::Ring, fill.into(), text, outline));
         }
     }
-    for o in OUTCOMES.iter().skip(1) {
-        let n = chart.count(*o);
-        if n > 0 {
-            let unplaced = chart
-                .points
-                .iter()
-                .filter(|p| p.outcome == *o && !p.placed(dims))
-                .count();
-            let text = if unplaced == n {
-                format!("{} ({n}, without a report)", o.legend())
-            } else if unplaced > 0 {
-                format!("{} ({n}, {unplaced} without a report)", o.legend())
-            } else {
-                format!("{} ({n})", o.legend())
-            };
-            entries.push(Entry::Mark(o.shape(), o.color().into(), text, None));
-        }
+    entries.extend(outcome_entries(chart, dims, "in the strip below"));
+    entries.extend(style_entries(ctx, "candidate"));
+    if let Some(n) = note {
+        entries.push(Entry::Text(n.to_owned(), false));
     }
-    let unplaced_feasible = chart
-        .points
-        .iter()
-        .filter(|p| p.outcome == Outcome::Feasible && !p.placed(dims))
-        .count();
-    if unplaced_feasible > 0 {
+    write_legend(svg, area, &entries);
+}
+
+/// A legend line per outcome but feasible that occurs, with its count and how many of
+/// them have no place on the axes (`place` says where those are drawn); and one for the
+/// feasible points without a finite value.
+fn outcome_entries(chart: &Chart, dims: usize, place: &str) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    let unplaced = |o: Outcome| {
+        chart
+            .points
+            .iter()
+            .filter(|p| p.outcome == o && !p.placed(dims))
+            .count()
+    };
+    let feasible = unplaced(Outcome::Feasible);
+    if feasible > 0 {
         entries.push(Entry::Text(
-            format!(
-                "{unplaced_feasible} feasible with a value ±inf or missing, in the strip below"
-            ),
+            format!("{feasible} feasible with a value ±inf or missing, {place}"),
             false,
         ));
     }
+    for o in OUTCOMES.iter().skip(1) {
+        let n = chart.count(*o);
+        let text = match unplaced(*o) {
+            0 => format!("{} ({n})", o.legend()),
+            u if u == n => format!("{} ({n}, without a report)", o.legend()),
+            u => format!("{} ({n}, {u} without a report)", o.legend()),
+        };
+        if n > 0 {
+            entries.push(Entry::Mark(o.shape(), o.color().into(), text, None));
+        }
+    }
+    entries
+}
+
+/// The legend lines of the options: the colours, the labels, the SLA lines.
+fn style_entries(ctx: &Ctx, what: &str) -> Vec<Entry> {
+    let mut entries = Vec::new();
     match &ctx.colors {
         Colorer::Categories { key, values } => {
             entries.push(Entry::Text(format!("colour: {key}"), true));
             for (v, c, n) in values {
-                entries.push(Entry::Mark(
-                    Shape::Dot,
-                    (*c).into(),
-                    format!("{key} = {v} ({n})"),
-                    None,
-                ));
+                let text = format!("{key} = {v} ({n})");
+                entries.push(Entry::Mark(Shape::Dot, (*c).into(), text, None));
             }
         }
         Colorer::Ramp { key, lo, hi } => {
             entries.push(Entry::Text(format!("colour: {key}"), true));
             for t in [0.0, 0.5, 1.0] {
-                let v = lo + (hi - lo) * t;
-                entries.push(Entry::Mark(
-                    Shape::Dot,
-                    ramp(t),
-                    format!("{key} = {}", compact(v)),
-                    None,
-                ));
+                let text = format!("{key} = {}", compact(lo + (hi - lo) * t));
+                entries.push(Entry::Mark(Shape::Dot, ramp(t), text, None));
             }
         }
         Colorer::Missing(key) => {
-            entries.push(Entry::Text(
-                format!("colour: no candidate has `{key}`"),
-                false,
-            ));
+            entries.push(Entry::Text(format!("colour: no {what} has `{key}`"), false));
         }
         Colorer::Off => {}
     }
     if !ctx.options.labels.is_empty() {
-        entries.push(Entry::Text(
-            format!("labels: {}", ctx.options.labels.join("/")),
-            false,
-        ));
+        let text = format!("labels: {}", ctx.options.labels.join("/"));
+        entries.push(Entry::Text(text, false));
     }
-    for b in &chart.bounds {
+    for b in &ctx.chart.bounds {
         entries.push(Entry::Dashed(SLA, b.label.clone()));
     }
-    if let Some(n) = note {
-        entries.push(Entry::Text(n.to_owned(), false));
-    }
-    write_legend(svg, area, &entries);
+    entries
 }
 
 /// Writes legend entries top-down, wrapping long text to the width.
@@ -1557,63 +1553,14 @@ pub fn best_by_trial_svg(chart: &Chart, options: &PlotOptions) -> String {
         },
         Entry::Line(BEST, format!("best so far ({} improvements)", bests.len())),
     ];
-    for o in OUTCOMES.iter().skip(1) {
-        let n = chart.count(*o);
-        if n > 0 {
-            entries.push(Entry::Mark(
-                o.shape(),
-                o.color().into(),
-                format!("{} ({n})", o.legend()),
-                None,
-            ));
-        }
-    }
+    entries.extend(outcome_entries(chart, 1, "under the axis"));
+    entries.extend(style_entries(&ctx, "trial"));
     let legend = Rect {
         x: width - LEGEND_W + 4.0,
         y: HEADER + 24.0,
         w: LEGEND_W - 16.0,
         h: plot_h - 24.0,
     };
-    // colours, labels and SLA lines as the frontier's legend lists them
-    let mut rest_ctx_entries = Vec::new();
-    match &ctx.colors {
-        Colorer::Categories { key, values } => {
-            rest_ctx_entries.push(Entry::Text(format!("colour: {key}"), true));
-            for (v, c, n) in values {
-                rest_ctx_entries.push(Entry::Mark(
-                    Shape::Dot,
-                    (*c).into(),
-                    format!("{key} = {v} ({n})"),
-                    None,
-                ));
-            }
-        }
-        Colorer::Ramp { key, lo, hi } => {
-            rest_ctx_entries.push(Entry::Text(format!("colour: {key}"), true));
-            for t in [0.0, 0.5, 1.0] {
-                rest_ctx_entries.push(Entry::Mark(
-                    Shape::Dot,
-                    ramp(t),
-                    format!("{key} = {}", compact(lo + (hi - lo) * t)),
-                    None,
-                ));
-            }
-        }
-        Colorer::Missing(key) => {
-            rest_ctx_entries.push(Entry::Text(format!("colour: no trial has `{key}`"), false))
-        }
-        Colorer::Off => {}
-    }
-    if !options.labels.is_empty() {
-        rest_ctx_entries.push(Entry::Text(
-            format!("labels: {}", options.labels.join("/")),
-            false,
-        ));
-    }
-    for b in &chart.bounds {
-        rest_ctx_entries.push(Entry::Dashed(SLA, b.label.clone()));
-    }
-    entries.extend(rest_ctx_entries);
     write_legend(&mut svg, legend, &entries);
     svg.finish()
 }

@@ -484,7 +484,7 @@ fn best_by_trial_tracks_the_running_best_in_the_objectives_direction() {
     assert!(
         svg.contains(">trial</text>") && svg.contains("e2e_latency (ms), log scale   ↓ better")
     );
-    assert!(svg.contains("failed (1)"));
+    assert!(words(&svg).contains("failed (1, without a report)"));
     assert!(svg.contains("trial value (4)"));
     // lower is better: 1.5 s at trial 0, then 0.5 s at trial 2 — two bests
     assert_eq!(marks(&svg, "best"), 2);
@@ -600,4 +600,182 @@ fn front_example_from_the_builtin_model() {
         std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
         std::fs::write(path, &svg).unwrap();
     }
+}
+
+/// The copied serving rows and the pareto goal beside them.
+fn serving(name: &str) -> String {
+    crate::common::example(&format!("serving/{name}"))
+        .display()
+        .to_string()
+}
+
+#[test]
+fn plot_draws_score_and_front_json_output_and_tables_with_objective_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = serving("agentx_qwen3.5-397b-fp8_mi355x_sglang.csv");
+    let goal = serving("pareto.yaml");
+    let score = crate::common::sweeper(["score", "--config", &goal, &rows, "--format", "json"]);
+    assert_eq!(score.code, 0, "{}", score.stderr);
+    let front_len = serde_json::from_str::<serde_json::Value>(&score.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .len();
+    let score_json = dir.path().join("score.json");
+    std::fs::write(&score_json, &score.stdout).unwrap();
+    let out = dir.path().join("score.svg");
+    let run = crate::common::sweeper([
+        "plot",
+        score_json.to_str().unwrap(),
+        "--config",
+        &goal,
+        "--color-by",
+        "tp",
+        "--label",
+        "conc",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert_well_formed(&svg);
+    keep("score-json.svg", &svg);
+    assert_eq!(marks(&svg, "front"), front_len);
+    assert!(svg.contains("throughput_per_gpu (tok/s/gpu)   ↑ better"));
+    assert!(words(&svg).contains("the front only"));
+    assert!(svg.contains("colour: tp"));
+    assert!(
+        tooltips(&svg)
+            .iter()
+            .all(|t| t.starts_with("row ") && t.contains("conc="))
+    );
+
+    // a ranking: each row's value and the best so far
+    let ranking = crate::common::sweeper([
+        "score",
+        "--config",
+        &serving("throughput-per-gpu.yaml"),
+        &rows,
+        "--format",
+        "json",
+        "--top",
+        "10",
+    ]);
+    assert_eq!(ranking.code, 0, "{}", ranking.stderr);
+    let ranking_json = dir.path().join("ranking.json");
+    std::fs::write(&ranking_json, &ranking.stdout).unwrap();
+    let run = crate::common::sweeper([
+        "plot",
+        ranking_json.to_str().unwrap(),
+        "--config",
+        &serving("throughput-per-gpu.yaml"),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let svg = std::fs::read_to_string(dir.path().join("ranking.svg")).unwrap();
+    assert_well_formed(&svg);
+    assert!(svg.contains(">row</text>") && svg.contains("throughput_per_gpu (tok/s/gpu)"));
+    assert_eq!(tooltips(&svg).len(), 10);
+
+    // `sweeper front --format json`: the axes in the order it wrote them
+    let cols = [
+        "-o",
+        "output_throughput_tok_s:max",
+        "-o",
+        "mean_e2e_latency_ms:min",
+    ];
+    let front = crate::common::sweeper(
+        ["front", rows.as_str()]
+            .into_iter()
+            .chain(cols)
+            .chain(["--format", "json"]),
+    );
+    assert_eq!(front.code, 0, "{}", front.stderr);
+    let front_json = dir.path().join("front.json");
+    std::fs::write(&front_json, &front.stdout).unwrap();
+    let run = crate::common::sweeper(["plot", front_json.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("-o output_throughput_tok_s:max -o mean_e2e_latency_ms:min"),
+        "{}",
+        run.stderr
+    );
+    let svg = std::fs::read_to_string(dir.path().join("front.svg")).unwrap();
+    assert_well_formed(&svg);
+    assert!(svg.contains("mean_e2e_latency_ms, log scale   ← better"));
+
+    // the table itself with -o: every row, the front computed, the other columns in tooltips
+    let out = dir.path().join("table.svg");
+    let run = crate::common::sweeper(["plot", rows.as_str()].into_iter().chain(cols).chain([
+        "--out",
+        out.to_str().unwrap(),
+        "--config",
+        &goal,
+    ]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert_well_formed(&svg);
+    keep("table.svg", &svg);
+    let expected = front
+        .stdout
+        .lines()
+        .filter(|l| l.contains("\"index\""))
+        .count();
+    assert_eq!(marks(&svg, "front"), expected);
+    assert_eq!(marks(&svg, "front") + marks(&svg, "feasible"), 41);
+    assert!(tooltips(&svg).iter().all(|t| t.contains("tp=")));
+
+    // an input that is none of these says what to give
+    let run = crate::common::sweeper(["plot", rows.as_str()]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("-o NAME:max|min"), "{}", run.stderr);
+    let run = crate::common::sweeper(["plot", rows.as_str(), "-o", "mystery"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("-o mystery:max or -o mystery:min"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn plot_writes_png_for_a_png_path_and_refuses_other_extensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = serving("agentx_qwen3.5-397b-fp8_mi355x_sglang.csv");
+    let png = dir.path().join("front.png");
+    let args = |out: &str| {
+        vec![
+            "plot".to_owned(),
+            rows.clone(),
+            "-o".into(),
+            "throughput_per_gpu_col:max".into(),
+            "--out".into(),
+            out.to_owned(),
+        ]
+    };
+    // a column that is not there is the table reader's error, naming it
+    let run = crate::common::sweeper(args(png.to_str().unwrap()));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let run = crate::common::sweeper([
+        "plot",
+        rows.as_str(),
+        "-o",
+        "output_throughput_tok_s:max",
+        "-o",
+        "mean_output_token_throughput_per_user:max",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    // twice the SVG's 1000 pixels
+    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 2000);
+    let run = crate::common::sweeper(args(dir.path().join("plot.txt").to_str().unwrap()));
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("ending in .svg") && run.stderr.contains(".png"),
+        "{}",
+        run.stderr
+    );
 }
