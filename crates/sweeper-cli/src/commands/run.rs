@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use sweeper_cli::provider::ServingPlanner;
 use sweeper_cli::run::{
     FileJournal, Progress, ResultFile, RunError, RunObserver, Sweeper, candidates_csv,
-    evaluator_for, write_file_atomic, write_outputs,
+    evaluator_for, write_file_atomic, write_outputs_with,
 };
 
 /// Arguments of `sweeper run`.
@@ -56,6 +56,8 @@ pub(crate) struct Args {
     /// No progress: neither the bar (on a terminal) nor the progress lines (off one).
     #[arg(long)]
     no_progress: bool,
+    #[command(flatten)]
+    plot: super::plot::StyleArgs,
 }
 
 /// Shows progress on stderr: a bar on a terminal; off a terminal (a log file, a CI job, a
@@ -255,7 +257,8 @@ pub(crate) fn run(args: &Args) -> CliResult {
         }
         Err(e) => return Err(run_error(&e)),
     };
-    write_outputs(&out_dir, &config, &result, &title).map_err(|e| run_error(&e))?;
+    write_outputs_with(&out_dir, &config, &result, &title, &args.plot.options())
+        .map_err(|e| run_error(&e))?;
     drop(journal);
 
     let t = &result.tallies;

@@ -53,8 +53,8 @@ pub use journal::{BUDGET_KEYS, FileJournal};
 pub use ledger::{Entry, Ledger, Source, Verdict};
 #[cfg(feature = "files")]
 pub use output::{
-    ObjectiveInfo, ReasonCount, ResultFile, candidates_csv, plot_of, trials_csv, write_file_atomic,
-    write_outputs,
+    ObjectiveInfo, ReasonCount, ResultFile, candidates_csv, chart_of, plot_of, subtitle,
+    trials_csv, write_file_atomic, write_outputs, write_outputs_with,
 };
 pub use setup::{
     Setup, SingleEvaluation, check_runnable, evaluate_candidate, evaluator_for, program_path,

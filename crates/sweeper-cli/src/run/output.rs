@@ -11,12 +11,13 @@
 //! crate, cells neutralised against formula injection, `±inf` as `inf` / `-inf`).
 
 use super::{RunError, RunResult, Status, Tallies, TrialResult};
+use crate::plot::{Chart, Outcome, Param, PlotObjective, PlotOptions, PlotPoint};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
-use sweeper_goal::SweepConfig;
-use sweeper_score::Candidate;
+use sweeper_goal::{Direction, Load, Objective, SweepConfig, Workload};
+use sweeper_score::{Candidate, Report, objective_value};
 
 /// One objective of the goal, as written in `result.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -193,12 +194,24 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
 
 /// Writes `result.json`, `result.csv` (the front or ranking, [`candidates_csv`]),
 /// `trials.csv` (every trial, [`trials_csv`]) and the plot (`front.svg` for a pareto goal,
-/// `best.svg` for a scalar one) into `out_dir`.
+/// `best.svg` for a scalar one) into `out_dir`; the plot as [`write_outputs_with`] draws
+/// it with default options.
 pub fn write_outputs(
     out_dir: &Path,
     config: &SweepConfig,
     result: &RunResult,
     title: &str,
+) -> Result<(), RunError> {
+    write_outputs_with(out_dir, config, result, title, &PlotOptions::default())
+}
+
+/// [`write_outputs`] with the plot drawn under `options` (labels, colours, scales).
+pub fn write_outputs_with(
+    out_dir: &Path,
+    config: &SweepConfig,
+    result: &RunResult,
+    title: &str,
+    options: &PlotOptions,
 ) -> Result<(), RunError> {
     let file = ResultFile::new(config, result, title);
     let json = serde_json::to_string_pretty(&file)
@@ -209,61 +222,158 @@ pub fn write_outputs(
         candidates_csv(&file).as_bytes(),
     )?;
     write_file_atomic(&out_dir.join("trials.csv"), trials_csv(&file).as_bytes())?;
-    let (name, svg) = plot_of(&file);
+    let (name, svg) = plot_of(&file, options);
     write_file_atomic(&out_dir.join(name), svg.as_bytes())?;
     Ok(())
 }
 
-/// The plot of a result: the frontier for a front, the best score by trial for a ranking.
-pub fn plot_of(file: &ResultFile) -> (&'static str, String) {
+/// The plot of a result, named as the output directory names it: the frontier
+/// (`front.svg`) for a front, the best score by trial (`best.svg`) for a ranking.
+pub fn plot_of(file: &ResultFile, options: &PlotOptions) -> (&'static str, String) {
+    let chart = chart_of(file);
     if file.kind == "front" {
-        let names: Vec<String> = file
-            .objectives
-            .iter()
-            .map(|o| format!("{} ({})", o.name, o.unit))
-            .collect();
-        let values = |c: &Value| -> Option<Vec<f64>> {
-            file.objectives
-                .iter()
-                .map(|o| c.get("objectives")?.get(&o.name)?.as_f64())
-                .collect()
-        };
-        let points: Vec<Vec<f64>> = file.evaluated.iter().filter_map(values).collect();
-        let front_keys: Vec<Option<u64>> = file
-            .candidates
-            .iter()
-            .map(|c| c.get("index").and_then(Value::as_u64))
-            .collect();
-        let front: Vec<usize> = file
-            .evaluated
-            .iter()
-            .filter(|c| values(c).is_some())
-            .enumerate()
-            .filter(|(_, c)| front_keys.contains(&c.get("index").and_then(Value::as_u64)))
-            .map(|(i, _)| i)
-            .collect();
-        let series = crate::plot::PlotSeries {
-            names,
-            points: &points,
-            front: &front,
-        };
-        ("front.svg", crate::plot::frontier_svg(&file.title, &series))
+        ("front.svg", crate::plot::frontier_svg(&chart, options))
     } else {
-        let scores: Vec<(u64, Option<f64>)> = file
-            .trials
-            .iter()
-            .filter(|t| t.status != Status::CacheHit)
-            .map(|t| (t.trial, t.score))
-            .collect();
-        let label = file.objectives.first().map_or_else(
-            || "score".to_owned(),
-            |o| format!("{} ({})", o.name, o.unit),
-        );
-        (
-            "best.svg",
-            crate::plot::best_by_trial_svg(&file.title, &label, &scores),
-        )
+        ("best.svg", crate::plot::best_by_trial_svg(&chart, options))
     }
+}
+
+/// What the plot of a result shows: every trial but cache hits (which repeat one) with its
+/// outcome, objective values (from its report, so that an over-budget trial that ran is
+/// placed too), parameters and GPUs; the front; the SLA lines; and a subtitle of the
+/// workload, load and SLA from the result's config.
+pub fn chart_of(file: &ResultFile) -> Chart {
+    let objectives: Vec<PlotObjective> = file
+        .objectives
+        .iter()
+        .map(|o| {
+            let direction = if o.direction == "minimize" {
+                Direction::Minimize
+            } else {
+                Direction::Maximize
+            };
+            PlotObjective::new(o.name.clone(), o.unit.clone(), direction)
+        })
+        .collect();
+    let goal_objectives: Vec<Option<Objective>> = file
+        .objectives
+        .iter()
+        .map(|o| Objective::from_name(&o.name))
+        .collect();
+    let on_front: HashSet<u64> = file
+        .candidates
+        .iter()
+        .filter_map(|c| c.get("index").and_then(Value::as_u64))
+        .collect();
+    let evaluated: HashMap<u64, &Value> = file
+        .evaluated
+        .iter()
+        .filter_map(|c| Some((c.get("index")?.as_u64()?, c)))
+        .collect();
+    let keys = file.trial_config_keys();
+    let front = file.kind == "front";
+    let points = file
+        .trials
+        .iter()
+        .filter(|t| !matches!(t.status, Status::CacheHit | Status::Pending))
+        .map(|t| {
+            let outcome = match t.status {
+                Status::Feasible => Outcome::Feasible,
+                Status::Infeasible
+                    if t.reason
+                        .as_deref()
+                        .is_some_and(|r| r.starts_with("over gpu_budget")) =>
+                {
+                    Outcome::OverBudget
+                }
+                Status::Infeasible => Outcome::Infeasible,
+                Status::Unsupported => Outcome::Unsupported,
+                _ => Outcome::Failed,
+            };
+            let from_report = (!t.metrics.is_empty())
+                .then(|| Report::from_map(0, t.metrics.clone()).ok())
+                .flatten()
+                .and_then(|report| {
+                    goal_objectives
+                        .iter()
+                        .map(|o| o.map(|o| objective_value(&report, o)))
+                        .collect::<Option<Vec<f64>>>()
+                });
+            let from_candidate = || {
+                let c = evaluated.get(&t.trial)?;
+                file.objectives
+                    .iter()
+                    .map(|o| json_number_value(c.get("objectives")?.get(&o.name)?))
+                    .collect::<Option<Vec<f64>>>()
+            };
+            let values = from_report.or_else(from_candidate);
+            let mut point = PlotPoint::new(t.trial, outcome, values);
+            point.on_front = front && outcome == Outcome::Feasible && on_front.contains(&t.trial);
+            point.params = keys
+                .iter()
+                .filter_map(|k| Some((k.clone(), Param::from_json(t.config.get(k)?)?)))
+                .collect();
+            point.gpus = t.config.get("used_gpus").and_then(Value::as_f64);
+            point.reason.clone_from(&t.reason);
+            point
+        })
+        .collect();
+    let config = sweeper_goal::parse(&file.config.to_string()).ok();
+    let mut chart = Chart::new(file.title.clone(), objectives);
+    chart.points = points;
+    if let Some(config) = &config {
+        chart.subtitle = subtitle(config, &file.title, file.trials.len());
+        if let Some(sla) = config.goal.sla() {
+            chart.bounds = crate::plot::sla_bounds(sla, &chart.objectives);
+        }
+    }
+    chart
+}
+
+/// The line under a plot's title: ISL/OSL and load (or the trace), the GPU budget when the
+/// title does not say it, the SLA, the number of trials.
+pub fn subtitle(config: &SweepConfig, title: &str, trials: usize) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    match &config.workload {
+        Some(Workload::Synthetic { isl, osl, load, .. }) => {
+            parts.push(format!("ISL {isl} · OSL {osl}"));
+            parts.push(match load {
+                Load::RequestRate(r) => format!("{r} requests/s"),
+                Load::Concurrency(c) => format!("concurrency {c}"),
+                Load::KvLoadRatio(r) => format!("load {r} of KV capacity"),
+                Load::KvLoadRange { min, max } => {
+                    format!("load {min}–{max} of KV capacity (searched)")
+                }
+            });
+        }
+        Some(Workload::Trace {
+            trace_path,
+            replay_concurrency,
+        }) => {
+            let name = trace_path.file_name().map_or_else(
+                || trace_path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            parts.push(match replay_concurrency {
+                Some(c) => format!("trace {name} at concurrency {c}"),
+                None => format!("trace {name}"),
+            });
+        }
+        None => {}
+    }
+    if !title.contains("GPU budget") {
+        parts.push(format!("GPU budget {}", config.search_space.gpu_budget));
+    }
+    if let Some(sla) = config.goal.sla() {
+        let text = crate::plot::sla_text(sla);
+        if !text.is_empty() {
+            parts.push(text);
+        }
+    }
+    if trials > 0 {
+        parts.push(format!("{trials} trials"));
+    }
+    parts.join(" · ")
 }
 
 /// A candidate as `result.json` writes it: the [`Candidate`] object, and from the report of
@@ -403,6 +513,14 @@ pub fn trials_csv(file: &ResultFile) -> String {
         row
     });
     crate::csv_out::to_string(&header, rows)
+}
+
+/// A number of a result file: a JSON number, or `"inf"` / `"-inf"`.
+fn json_number_value(v: &Value) -> Option<f64> {
+    v.as_f64().or_else(|| {
+        v.as_str()
+            .and_then(sweeper_score::json_f64::parse_non_finite)
+    })
 }
 
 fn cell(v: Option<&Value>) -> String {
