@@ -42,6 +42,13 @@ still running sweep is re-scored under another goal and GPU budget, evaluating n
 journal is scored under CONFIG's search_space.used_gpus rule; result.json keeps the GPU
 count each trial ran with.
 
+Several REPORTS files are read as one table, in the order given (the shards of an array job,
+in any mix of formats): rows are numbered on from one file to the next, so `index` is a row's
+place in the concatenation and ties keep that order; the result is that of one file holding
+every row. CSV shards must have the same columns (in any order); a shard without data rows
+is skipped with a warning; an error names the file, the line in that file and the row of the
+whole table. A journal.jsonl or result.json is scored alone.
+
 Rows are numbered from 0 (`index`). A row's GPU count is its config's `used_gpus`; when it
 has none and the config's search_space declares `used_gpus` (a product of parameters or a
 fixed count), that is applied; otherwise 0. Rows over search_space.gpu_budget are dropped
@@ -66,6 +73,11 @@ Examples (from the repository root; the first two on real serving rows):
   sweeper score --config examples/throughput.yaml runs/quickstart/journal.jsonl --top 5
   sweeper score --config examples/serving/throughput-per-gpu.yaml \\
       runs/quickstart/result.json --top 5
+
+  # Reduce the shards of an array job: the front of all their rows, as of one file (a shell
+  # sorts a glob as text: part-10 comes before part-2)
+  sweeper score --config examples/serving/pareto.yaml examples/shards/part-*.csv \\
+      --show config_id,tp,conc
 
 Exit status: 0 ok; 1 invalid config, bad input (the message names the row and column) or
 no feasible candidate; 2 usage or I/O error.";

@@ -13,5 +13,6 @@ mod rescore;
 mod resume;
 mod run;
 mod score;
+mod shards;
 mod terminal;
 mod validate;
