@@ -397,25 +397,24 @@ mod tests {
         assert_eq!(t.rows, 0);
     }
 
+    /// How checking the whole text at once words its UTF-8 fault.
+    fn whole_text_fault(bytes: &[u8]) -> String {
+        std::str::from_utf8(bytes).unwrap_err().to_string()
+    }
+
     #[test]
     fn faults_are_reported_in_the_order_a_whole_file_reader_met_them() {
         let x = cols(&["x"]);
         let p = Path::new("t");
         // invalid UTF-8 after a bad row and after bad JSON: UTF-8 first, its index in the text
         let text = b"{\"y\": 1}\n{\"x\": 1\n{\"x\": \"\xFF\"}\n";
-        let want = format!(
-            "t: not UTF-8 text ({})",
-            std::str::from_utf8(&text.to_vec()).unwrap_err()
-        );
+        let want = format!("t: not UTF-8 text ({})", whole_text_fault(text));
         assert_eq!(
             numeric_columns_lines(p, text, &x).unwrap_err().to_string(),
             want
         );
         let text = b"[{\"y\": 1}, {\"x\": \"\xFF\"}]";
-        let want = format!(
-            "t: not UTF-8 text ({})",
-            std::str::from_utf8(&text.to_vec()).unwrap_err()
-        );
+        let want = format!("t: not UTF-8 text ({})", whole_text_fault(text));
         assert_eq!(
             numeric_columns_array(p, text, &x).unwrap_err().to_string(),
             want

@@ -234,20 +234,29 @@ pub fn open_input(path: &Path) -> Result<Box<dyn Read>, InputError> {
     }
 }
 
-/// Opens an input to read it more than once; standard input (`-`) is copied to a temporary
+/// Opens an input to read it more than once. Standard input (`-`) and anything else that
+/// is not a regular file (a named pipe, `<(zcat rows.csv.gz)`) are copied to a temporary
 /// file (deleted when it is closed), since a pipe cannot be read twice.
 pub fn open_seekable(path: &Path) -> Result<File, InputError> {
     let io = |source| InputError::Io {
         path: path.to_owned(),
         source,
     };
+    let spool = |input: &mut dyn Read| -> io::Result<File> {
+        let mut spool = tempfile::tempfile()?;
+        io::copy(input, &mut spool)?;
+        spool.rewind()?;
+        Ok(spool)
+    };
     if path.as_os_str() == "-" {
-        let mut spool = tempfile::tempfile().map_err(io)?;
-        io::copy(&mut io::stdin().lock(), &mut spool).map_err(io)?;
-        spool.rewind().map_err(io)?;
-        return Ok(spool);
+        return spool(&mut io::stdin().lock()).map_err(io);
     }
-    File::open(path).map_err(io)
+    let mut file = File::open(path).map_err(io)?;
+    if file.metadata().map_err(io)?.is_file() {
+        Ok(file)
+    } else {
+        spool(&mut file).map_err(io)
+    }
 }
 
 /// Reads a whole file; the path `-` reads standard input.

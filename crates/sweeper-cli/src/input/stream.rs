@@ -292,7 +292,8 @@ mod tests {
                 assert_eq!(got, whole, "{bytes:?} read {step} at a time");
             }
         }
-        let e = std::str::from_utf8(&b"ab\xFF".to_vec()).unwrap_err();
+        #[allow(invalid_from_utf8)] // a fault is what is wanted here
+        let e = std::str::from_utf8(b"ab\xFF").unwrap_err();
         assert_eq!(
             utf8_detail(&e, 10),
             "invalid utf-8 sequence of 1 bytes from index 12"

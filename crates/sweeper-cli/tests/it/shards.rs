@@ -196,23 +196,18 @@ tp,used_gpus,output_throughput_tok_s,mean_output_token_throughput_per_user,gpu_h
 
 #[test]
 fn score_of_shards_is_the_score_of_their_concatenation() {
-    let all = format!(
-        "{}{}{}",
-        SCORE_A,
-        SCORE_B.replace(
-            "note,duration_ms,gpu_hours,mean_output_token_throughput_per_user,output_throughput_tok_s,used_gpus,tp\n",
-            ""
-        )
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            // back into shard a's column order
-            let c: Vec<&str> = l.split(',').collect();
-            format!("{},{},{},{},{},{},{}\n", c[6], c[5], c[4], c[3], c[2], c[1], c[0])
-        })
-        .collect::<String>(),
-        SCORE_C.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>()
-    );
+    // One file: shard a whole, then the rows of b back in a's column order, then c's rows.
+    let mut all = SCORE_A.to_owned();
+    for line in SCORE_B.lines().skip(1).filter(|l| !l.is_empty()) {
+        let c: Vec<&str> = line.split(',').collect();
+        let reordered = [c[6], c[5], c[4], c[3], c[2], c[1], c[0]];
+        all.push_str(&reordered.join(","));
+        all.push('\n');
+    }
+    for line in SCORE_C.lines().skip(1) {
+        all.push_str(line);
+        all.push('\n');
+    }
     let (_dir, paths) = files(&[
         ("a.csv", SCORE_A),
         ("empty.csv", SCORE_EMPTY),
