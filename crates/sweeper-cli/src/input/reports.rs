@@ -273,16 +273,20 @@ impl<R: Read + Seek> Fetch<'_, R> {
             return Err(gone(Path::new("the table")));
         };
         let (bom, csv) = match &shard.layout {
-            Layout::Csv { bom, .. } => (*bom, true),
-            Layout::Lines { bom } => (*bom, false),
+            Layout::Csv {
+                bom,
+                header,
+                metric,
+            } => (*bom, Some((header, metric))),
+            Layout::Lines { bom } => (*bom, None),
             _ => return Err(gone(&shard.path)),
         };
-        let path = shard.path.clone();
+        let path = &shard.path;
         let io = |source| InputError::Io {
             path: path.clone(),
             source,
         };
-        let len = usize::try_from(at.len).map_err(|_| gone(&path))?;
+        let len = usize::try_from(at.len).map_err(|_| gone(path))?;
         shard
             .input
             .seek(SeekFrom::Start(bom + at.offset))
@@ -294,14 +298,12 @@ impl<R: Read + Seek> Fetch<'_, R> {
             line: None,
             row: at.index,
         };
-        if csv {
-            let record = record_at(&path, &self.bytes)?;
-            let Layout::Csv { header, metric, .. } = &shard.layout else {
-                unreachable!("checked above");
-            };
-            csv_row(place, header, metric, &record, None)
-        } else {
-            json_report(&path, place, line_at(&path, &self.bytes)?)
+        match csv {
+            Some((header, metric)) => {
+                let record = record_at(path, &self.bytes)?;
+                csv_row(place, header, metric, &record, None)
+            }
+            None => json_report(path, place, line_at(path, &self.bytes)?),
         }
     }
 }
