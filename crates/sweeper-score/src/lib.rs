@@ -13,6 +13,8 @@
 //!   it per SPEC 2's table; [`is_feasible`] is the GPU-budget rule.
 //! - [`Candidate`] / [`make_candidate`]: a scored configuration; [`rank`] orders the
 //!   candidates of a scalar goal, [`pareto_front`] extracts the front of a pareto goal.
+//! - [`RankStream`] / [`FrontStream`]: the same ranking and front for rows pushed one at a
+//!   time, holding only what the result can still need (the best `N`, the front so far).
 //! - [`front`]: the numeric kernels (non-dominated rows, ranks, hypervolume, merging).
 //!
 //! Decisions where the SPEC is silent: non-numeric report values are skipped under keys the
@@ -65,6 +67,7 @@ pub mod json_f64;
 mod rank;
 mod report;
 mod scoring;
+mod stream;
 
 pub use candidate::{Candidate, USED_GPUS, make_candidate, used_gpus};
 pub use error::ScoreError;
@@ -74,3 +77,4 @@ pub use report::{
     THROUGHPUT_PER_USER, TTFT,
 };
 pub use scoring::{avg_gpu, is_feasible, objective_value, score};
+pub use stream::{FRONT_STREAM_CHUNK, FrontStream, RankStream};

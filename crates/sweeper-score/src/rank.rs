@@ -23,12 +23,15 @@ fn ascending_nan_last(a: f64, b: f64) -> Ordering {
 /// `-inf` scores (a missing latency) sort last among numbers; a hand-built NaN score or
 /// GPU count (never produced by [`make_candidate`](crate::make_candidate)) sorts after them.
 pub fn rank(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
-    candidates.sort_by(|a, b| {
-        // Descending score with NaN last: compare the negations ascending.
-        ascending_nan_last(-a.score, -b.score)
-            .then_with(|| ascending_nan_last(a.used_gpus, b.used_gpus))
-    });
+    candidates.sort_by(|a, b| rank_order(a.score, a.used_gpus, b.score, b.used_gpus));
     candidates
+}
+
+/// The order of [`rank`] (and of [`RankStream`](crate::RankStream)) before input order:
+/// descending score, then ascending GPU count, NaN last in both.
+pub(crate) fn rank_order(score_a: f64, gpus_a: f64, score_b: f64, gpus_b: f64) -> Ordering {
+    // Descending score with NaN last: compare the negations ascending.
+    ascending_nan_last(-score_a, -score_b).then_with(|| ascending_nan_last(gpus_a, gpus_b))
 }
 
 /// The Pareto front of a pareto goal: the non-dominated subset of the candidates that carry

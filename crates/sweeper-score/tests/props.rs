@@ -236,4 +236,44 @@ proptest! {
         let grown = hypervolume(&more, d, &dirs, &reference).unwrap();
         prop_assert!(grown >= fast * (1.0 - 1e-12), "{} < {}", grown, fast);
     }
+
+    #[test]
+    fn streamed_front_is_the_sorted_front(
+        (d, dirs, data) in matrix(4, 120),
+        chunk in 1..40usize,
+    ) {
+        // Reduced every `chunk` rows (and at twice each front): the same rows, same order.
+        let mut stream = sweeper_score::FrontStream::with_chunk(&dirs, chunk).unwrap();
+        for i in 0..data.len() / d {
+            stream.push(row(&data, d, i), i).unwrap();
+        }
+        prop_assert_eq!(stream.finish().unwrap(), pareto_front_sorted(&data, d, &dirs).unwrap());
+    }
+
+    #[test]
+    fn streamed_ranking_is_the_ranking_cut_to_its_limit(
+        rows in proptest::collection::vec((value(), (0i32..=3).prop_map(f64::from)), 0..200),
+        limit in proptest::option::of(0..30usize),
+        buffer in 1..50usize,
+    ) {
+        let candidates: Vec<sweeper_score::Candidate> = rows.iter().enumerate().map(|(i, &(score, used_gpus))| {
+            sweeper_score::Candidate {
+                index: i,
+                config: serde_json::Map::new(),
+                used_gpus,
+                score,
+                metrics: std::collections::BTreeMap::new(),
+                objectives: None,
+            }
+        }).collect();
+        let mut want: Vec<usize> = sweeper_score::rank(candidates).iter().map(|c| c.index).collect();
+        if let Some(n) = limit {
+            want.truncate(n);
+        }
+        let mut stream = sweeper_score::RankStream::with_buffer(limit, buffer);
+        for (i, &(score, gpus)) in rows.iter().enumerate() {
+            stream.push(score, gpus, i);
+        }
+        prop_assert_eq!(stream.finish(), want);
+    }
 }

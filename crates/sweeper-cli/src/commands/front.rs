@@ -5,7 +5,7 @@ use super::{CliError, CliResult, Format};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::Instant;
-use sweeper_cli::input::{InputError, NumericTable, read_numeric_columns};
+use sweeper_cli::input::{InputError, NumericTable, read_numeric_tables};
 use sweeper_goal::Direction;
 use sweeper_score::{ScoreError, front};
 
@@ -14,6 +14,12 @@ Rows are numbered from 0 in input order (comment lines, the CSV header and blank
 rows); `index` in the output is that number. A row is on the front when no other row is at
 least as good in every objective and strictly better in one; equal rows are all kept. The
 front is printed sorted by the LAST objective ascending (the x-axis), ties in input order.
+
+Several inputs are read as one table, in the order given (the shards of an array job, in any
+mix of formats): rows are numbered on from one input to the next, so `index` is a row's place
+in the concatenation, and the result is that of one file holding every row. Every input needs
+the objective columns (other columns may differ); an input without data rows is skipped with
+a warning. An error names the file, the line in that file and the row of the whole table.
 
 Examples (from the repository root, on the files that ship in examples/):
   # The InferenceX frontier of real serving rows: total tok/s (y) against tok/s/user (x)
@@ -33,6 +39,11 @@ Examples (from the repository root, on the files that ship in examples/):
   # The hypervolume dominated by the rows, against the reference point (0, 0, 10000)
   sweeper front examples/front/points.npy -o 0:max -o 1:max -o 2:min --hypervolume 0,0,10000
 
+  # Reduce the shards of an array job (from the repository root): the front of all their
+  # rows, as of one file (a shell sorts a glob as text: part-10 comes before part-2)
+  sweeper front examples/shards/part-*.csv -o output_throughput_tok_s:max \\
+      -o mean_output_token_throughput_per_user:max
+
 Exit status: 0 ok; 1 bad input (missing column, NaN, empty file, ragged CSV, wrong .npy
 dtype; the message names the row and column); 2 usage or I/O error.";
 
@@ -42,8 +53,10 @@ dtype; the message names the row and column); 2 usage or I/O error.";
 pub(crate) struct Args {
     /// The table: CSV with a header row (`#` lines are comments), JSON Lines, a JSON array
     /// of objects, or a numpy `.npy` file (float64, shape (n, d), columns named 0..d-1). The
-    /// format is read from the content; `-` reads standard input.
-    input: PathBuf,
+    /// format is read from the content; several inputs are read as one table (shards); `-`
+    /// reads standard input (once).
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
     /// A column and its direction, `NAME:max` or `NAME:min`. Repeat once per objective;
     /// the last one is the x-axis the front is sorted by.
     #[arg(
@@ -314,8 +327,12 @@ pub(crate) fn run(args: &Args) -> CliResult {
         .transpose()?;
 
     let t_load = Instant::now();
-    let table = read_numeric_columns(&args.input, &columns).map_err(|e| input_error(&e))?;
+    let (table, notes) =
+        read_numeric_tables(&args.inputs, &columns).map_err(|e| input_error(&e))?;
     let load_ms = millis(t_load);
+    for n in notes {
+        note(&format!("warning: {n}"));
+    }
     let kernel = |e: ScoreError| kernel_error(&e, &columns);
 
     if let Some(reference) = reference {

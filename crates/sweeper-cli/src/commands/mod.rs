@@ -162,6 +162,14 @@ pub(crate) fn claim_stdin() -> Result<(), CliError> {
     Ok(())
 }
 
+/// The whole text of a config argument, or of standard input for `-`.
+pub(crate) fn read_config_text(path: &Path) -> Result<String, CliError> {
+    read_text(path).map_err(|e| CliError {
+        message: e.message.replacen("cannot read ", "cannot read config ", 1),
+        ..e
+    })
+}
+
 /// The whole text of a file argument, or of standard input for `-`.
 pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
     let read = if is_stdin(path) {
@@ -187,7 +195,7 @@ pub(crate) fn config_stem(path: &Path) -> String {
 /// Loads and validates a sweep config (`-`: standard input): exit 2 when it cannot be
 /// read, exit 1 when it is invalid.
 pub(crate) fn load_config(path: &Path) -> Result<sweeper_goal::SweepConfig, CliError> {
-    let text = read_text(path)?;
+    let text = read_config_text(path)?;
     sweeper_goal::parse(&text).map_err(|e| CliError::invalid(format!("{}: {e}", input_name(path))))
 }
 

@@ -7,16 +7,21 @@
 
 use super::front::{exact, input_error, json_io, note, write_csv, write_stdout, write_table};
 use super::{CliError, CliResult, Format};
+use serde::ser::{SerializeSeq, Serializer as _};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use sweeper_cli::input::{Place, ReportRow, for_each_report, read_bytes};
+use sweeper_cli::input::{
+    InputError, Place, ReportRow, ReportTable, RowAt, is_utf8, open_seekable,
+};
 use sweeper_cli::run::{Status, TrialResult, rescore_journal};
-use sweeper_goal::{ConfigError, Objective, SweepConfig, UsedGpus};
+use sweeper_goal::{ConfigError, Direction, Objective, SweepConfig, UsedGpus};
 use sweeper_score::{
-    Candidate, KNOWN_METRICS, Report, USED_GPUS, is_feasible, make_candidate, pareto_front, rank,
+    Candidate, FrontStream, KNOWN_METRICS, RankStream, Report, ScoreError, USED_GPUS, is_feasible,
+    make_candidate, objective_value, score, used_gpus,
 };
 
 const AFTER_HELP: &str = "\
@@ -36,6 +41,13 @@ failed, unsupported and unfinished trials and cache hits are left out. So a fini
 still running sweep is re-scored under another goal and GPU budget, evaluating nothing. A
 journal is scored under CONFIG's search_space.used_gpus rule; result.json keeps the GPU
 count each trial ran with.
+
+Several REPORTS files are read as one table, in the order given (the shards of an array job,
+in any mix of formats): rows are numbered on from one file to the next, so `index` is a row's
+place in the concatenation and ties keep that order; the result is that of one file holding
+every row. CSV shards must have the same columns (in any order); a shard without data rows
+is skipped with a warning; an error names the file, the line in that file and the row of the
+whole table. A journal.jsonl or result.json is scored alone.
 
 Rows are numbered from 0 (`index`). A row's GPU count is its config's `used_gpus`; when it
 has none and the config's search_space declares `used_gpus` (a product of parameters or a
@@ -62,6 +74,11 @@ Examples (from the repository root; the first two on real serving rows):
   sweeper score --config examples/serving/throughput-per-gpu.yaml \\
       runs/quickstart/result.json --top 5
 
+  # Reduce the shards of an array job: the front of all their rows, as of one file (a shell
+  # sorts a glob as text: part-10 comes before part-2)
+  sweeper score --config examples/serving/pareto.yaml examples/shards/part-*.csv \\
+      --show config_id,tp,conc
+
 Exit status: 0 ok; 1 invalid config, bad input (the message names the row and column) or
 no feasible candidate; 2 usage or I/O error.";
 
@@ -69,12 +86,15 @@ no feasible candidate; 2 usage or I/O error.";
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub(crate) struct Args {
-    /// The sweep config (YAML or JSON): its goal and `search_space.gpu_budget` apply.
+    /// The sweep config (YAML or JSON; `-` reads standard input): its goal and
+    /// `search_space.gpu_budget` apply.
     #[arg(short, long, value_name = "CONFIG")]
     config: PathBuf,
     /// The evaluated candidates: JSON Lines, a JSON array, or CSV, or a sweep's
-    /// journal.jsonl or result.json (see below); `-` reads standard input.
-    reports: PathBuf,
+    /// journal.jsonl or result.json (see below); several reports files are read as one
+    /// table (shards); `-` reads standard input (once).
+    #[arg(required = true)]
+    reports: Vec<PathBuf>,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -86,10 +106,26 @@ pub(crate) struct Args {
     show: Vec<String>,
 }
 
+/// What the first pass keeps of the feasible rows: the numbers ranking or the front needs,
+/// and where each row is, to read the shown ones again.
+enum Selection {
+    Ranking(RankStream<RowAt>),
+    Front(FrontStream<RowAt>),
+}
+
 pub(crate) fn run(args: &Args) -> CliResult {
-    let cfg = sweeper_goal::from_path(&args.config).map_err(|e| match e {
+    if super::is_stdin(&args.config) && args.reports.iter().any(|r| super::is_stdin(r)) {
+        return Err(CliError::io(
+            "standard input (`-`) can be given once: the config and the reports cannot both be `-`; write one of them to a file",
+        ));
+    }
+    let text = super::read_config_text(&args.config)?;
+    let cfg = sweeper_goal::parse(&text).map_err(|e| match e {
         ConfigError::Io { .. } => CliError::io(e.to_string()),
-        _ => CliError::invalid(format!("{}: invalid config: {e}", args.config.display())),
+        _ => CliError::invalid(format!(
+            "{}: invalid config: {e}",
+            super::input_name(&args.config)
+        )),
     })?;
     let goal = &cfg.goal;
     let pareto = goal.is_pareto();
@@ -100,118 +136,172 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
     let objectives = goal.objectives();
     let budget = cfg.search_space.gpu_budget as f64;
-    let source = read_rows(&args.reports, &cfg)?;
+    let rule = cfg.search_space.used_gpus.as_ref();
+    let mut source = read_rows(&args.reports, &cfg)?;
     let per_gpu: Vec<&str> = objectives
         .iter()
         .filter(|o| matches!(o, Objective::ThroughputPerGpu | Objective::GoodputPerGpu))
         .map(|o| o.name())
         .collect();
-    // A reports file is streamed: each row is parsed, scored, and kept only as the few
-    // numbers the ranking or the front needs (index, used_gpus, score, objective values);
-    // the rows printed are parsed again afterwards. A sweep's rows are few and kept whole.
-    let streamed = matches!(source, Source::Reports(_));
+    // The rows stream past once: each is scored and kept only as the numbers the ranking
+    // or the front needs and where it sits; the rows shown are read again afterwards.
+    let target = objectives.first().copied().unwrap_or(Objective::Throughput);
+    let mut selection = if pareto {
+        let directions: Vec<Direction> = objectives.iter().map(|o| o.direction()).collect();
+        Selection::Front(
+            FrontStream::new(&directions).map_err(|e| CliError::invalid(e.to_string()))?,
+        )
+    } else {
+        Selection::Ranking(RankStream::new(args.top))
+    };
     let mut total = 0_usize;
+    let mut feasible = 0_usize;
     let mut zeros = SilentZeros::default();
-    let mut feasible = Vec::new();
-    let notes = source.for_each(&args.reports, |row| {
+    let mut values = Vec::with_capacity(objectives.len());
+    let mut front_fault: Option<ScoreError> = None;
+    let notes = source.scan(|row, at| {
         total += 1;
         if !per_gpu.is_empty() {
             zeros.count(&row);
         }
         let mut config = row.config;
-        fill_used_gpus(&mut config, cfg.search_space.used_gpus.as_ref());
-        let mut c = make_candidate(row.place.row, config, &row.report, objectives, pareto);
-        if is_feasible(c.used_gpus, budget) {
-            if streamed {
-                c.config = Map::new();
-                c.metrics = BTreeMap::new();
+        fill_used_gpus(&mut config, rule);
+        // As make_candidate reads it: a count the reader refused never gets here.
+        let gpus = used_gpus(row.place.row, &config).unwrap_or(f64::INFINITY);
+        if !is_feasible(gpus, budget) {
+            return;
+        }
+        feasible += 1;
+        match &mut selection {
+            Selection::Ranking(ranking) => ranking.push(score(&row.report, target), gpus, at),
+            Selection::Front(front) => {
+                values.clear();
+                values.extend(objectives.iter().map(|&o| objective_value(&row.report, o)));
+                if front_fault.is_none()
+                    && let Err(e) = front.push(&values, at)
+                {
+                    front_fault = Some(match e {
+                        ScoreError::NanValue { column, .. } => ScoreError::NanReport {
+                            candidate: at.index,
+                            key: objectives[column].name().to_owned(),
+                        },
+                        other => other,
+                    });
+                }
             }
-            feasible.push(c);
         }
     })?;
     for n in notes {
         note(&format!("warning: {n}"));
     }
     zeros.warn(&per_gpu, total);
-    let dropped = total - feasible.len();
+    let dropped = total - feasible;
     let described: Vec<String> = objectives
         .iter()
         .map(|o| format!("{} {}, {}", o.direction(), o.name(), o.unit()))
         .collect();
     note(&format!(
-        "goal: {} ({}); {total} candidates, {} feasible, {dropped} over the GPU budget of {} (dropped)",
+        "goal: {} ({}); {total} candidates, {feasible} feasible, {dropped} over the GPU budget of {} (dropped)",
         goal.target().name(),
         described.join("; "),
-        feasible.len(),
         cfg.search_space.gpu_budget
     ));
-    if feasible.is_empty() {
+    if feasible == 0 {
         return Err(CliError::invalid(format!(
             "no feasible candidate: all {total} use more than {} GPUs",
             cfg.search_space.gpu_budget
         )));
     }
-    let shown = if pareto {
-        let front =
-            pareto_front(&feasible, objectives).map_err(|e| CliError::invalid(e.to_string()))?;
-        note(&format!(
-            "front: {} of {} feasible candidates",
-            front.len(),
-            feasible.len()
-        ));
-        front
-    } else {
-        let mut ranked = rank(feasible);
-        if let Some(n) = args.top {
-            ranked.truncate(n);
+    let shown = match selection {
+        Selection::Front(front) => {
+            if let Some(e) = front_fault {
+                return Err(CliError::invalid(e.to_string()));
+            }
+            let front = front
+                .finish()
+                .map_err(|e| CliError::invalid(e.to_string()))?;
+            note(&format!(
+                "front: {} of {feasible} feasible candidates",
+                front.len()
+            ));
+            front
         }
-        ranked
+        Selection::Ranking(ranking) => ranking.finish(),
     };
-    let shown = if streamed {
-        materialize(&source, &args.reports, shown, |row| {
-            let mut config = row.config;
-            fill_used_gpus(&mut config, cfg.search_space.used_gpus.as_ref());
-            make_candidate(row.place.row, config, &row.report, objectives, pareto)
-        })?
-    } else {
-        shown
+    let build = |row: ReportRow| {
+        let mut config = row.config;
+        fill_used_gpus(&mut config, rule);
+        make_candidate(row.place.row, config, &row.report, objectives, pareto)
     };
-    write_stdout(|out| match args.format {
+    match args.format {
+        Format::Table => {
+            let candidates = source
+                .fetch(&shown)?
+                .map(|row| row.map(build))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| input_error(&e))?;
+            write_stdout(|out| {
+                write_candidates_table(out, &candidates, objectives, pareto, &args.show)
+            })
+        }
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &shown).map_err(json_io)?;
-            writeln!(out)
+            let rows = source.fetch(&shown)?;
+            write_read_again(|out, fault| {
+                let mut ser = serde_json::Serializer::with_formatter(
+                    &mut *out,
+                    serde_json::ser::PrettyFormatter::new(),
+                );
+                let mut seq = ser.serialize_seq(Some(shown.len())).map_err(json_io)?;
+                for row in rows {
+                    let c = build(row.map_err(&mut *fault)?);
+                    seq.serialize_element(&c).map_err(json_io)?;
+                }
+                SerializeSeq::end(seq).map_err(json_io)?;
+                writeln!(out)
+            })
         }
-        Format::Csv => write_candidates_csv(out, &shown, objectives, pareto),
-        Format::Table => write_candidates_table(out, &shown, objectives, pareto, &args.show),
-    })
+        Format::Csv => {
+            let mut columns = CsvColumns::default();
+            for row in source.fetch(&shown)? {
+                columns.add(&build(row.map_err(|e| input_error(&e))?));
+            }
+            let header = columns.header(objectives, pareto);
+            let rows = source.fetch(&shown)?;
+            write_read_again(|out, fault| {
+                let mut failed = None;
+                let cells = rows.enumerate().map_while(|(k, row)| match row {
+                    Ok(row) => Some(columns.cells(k, &build(row), objectives, pareto)),
+                    Err(e) => {
+                        failed = Some(e);
+                        None
+                    }
+                });
+                write_csv(out, &header, cells)?;
+                match failed {
+                    Some(e) => Err(fault(e)),
+                    None => Ok(()),
+                }
+            })
+        }
+    }
 }
 
-/// Replaces each shown candidate, kept without its config and metrics, by the whole
-/// candidate: a second pass over the input builds only the rows shown (a reports file's
-/// `index` is its row number, so it names the row), in the order they are shown.
-fn materialize(
-    source: &Source,
-    path: &Path,
-    shown: Vec<Candidate>,
-    mut build: impl FnMut(ReportRow) -> Candidate,
-) -> Result<Vec<Candidate>, CliError> {
-    let slot: HashMap<usize, usize> = shown
-        .iter()
-        .enumerate()
-        .map(|(k, c)| (c.index, k))
-        .collect();
-    let mut full: Vec<Option<Candidate>> = vec![None; shown.len()];
-    // The same bytes parse the same way again, so the notes are the first pass's: dropped.
-    source.for_each(path, |row| {
-        if let Some(&k) = slot.get(&row.place.row) {
-            full[k] = Some(build(row));
-        }
-    })?;
-    Ok(shown
-        .into_iter()
-        .zip(full)
-        .map(|(stripped, whole)| whole.unwrap_or(stripped))
-        .collect())
+/// [`write_stdout`] of rows read again from the input: the writer hands a fault reading
+/// them to `fault`, and the command fails with that fault (not as a write error).
+fn write_read_again(
+    f: impl FnOnce(&mut dyn Write, &mut dyn FnMut(InputError) -> io::Error) -> io::Result<()>,
+) -> CliResult {
+    let mut held: Option<InputError> = None;
+    let written = write_stdout(|out| {
+        f(out, &mut |e| {
+            held = Some(e);
+            io::Error::other("the input could not be read again")
+        })
+    });
+    match held {
+        Some(e) => Err(input_error(&e)),
+        None => written,
+    }
 }
 
 /// A per-GPU objective reads 0 for a report without `gpu_hours` and `duration_ms` (SPEC 3:
@@ -257,29 +347,45 @@ impl SilentZeros {
 
 /// The rows `score` reads.
 enum Source {
-    /// A reports file's bytes, parsed row by row on each pass. A file is read whole into
-    /// memory (about its size, far less than its parsed rows); standard input likewise:
-    /// its bytes are held, not spooled to a temporary file.
-    Reports(Vec<u8>),
+    /// Reports files, read a row at a time; the rows shown are read again from where
+    /// they sit (standard input is spooled to a temporary file for that).
+    Reports(ReportTable<File>),
     /// The trials with a report of a sweep's journal or `result.json` (few: kept whole).
     Sweep(Vec<ReportRow>),
 }
 
 impl Source {
-    /// Hands every row to `visit` in input order; returns the notes of a reports file.
-    fn for_each(
-        &self,
-        path: &Path,
-        mut visit: impl FnMut(ReportRow),
-    ) -> Result<Vec<String>, CliError> {
+    /// Hands every row to `visit` in input order, with where it is; returns the notes of
+    /// reports files.
+    fn scan(&mut self, mut visit: impl FnMut(ReportRow, RowAt)) -> Result<Vec<String>, CliError> {
         match self {
-            Source::Reports(bytes) => {
-                for_each_report(path, bytes, visit).map_err(|e| input_error(&e))
-            }
+            Source::Reports(table) => table.scan(visit).map_err(|e| input_error(&e)),
             Source::Sweep(rows) => {
-                rows.iter().cloned().for_each(&mut visit);
+                for (k, row) in rows.iter().enumerate() {
+                    let at = RowAt {
+                        index: row.place.row,
+                        offset: k as u64,
+                        len: 0,
+                    };
+                    visit(row.clone(), at);
+                }
                 Ok(Vec::new())
             }
+        }
+    }
+
+    /// The rows at `wanted`, in that order, read again.
+    fn fetch<'a>(
+        &'a mut self,
+        wanted: &'a [RowAt],
+    ) -> Result<Box<dyn Iterator<Item = Result<ReportRow, InputError>> + 'a>, CliError> {
+        match self {
+            Source::Reports(table) => {
+                Ok(Box::new(table.fetch(wanted).map_err(|e| input_error(&e))?))
+            }
+            Source::Sweep(rows) => Ok(Box::new(
+                wanted.iter().map(|at| Ok(rows[at.offset as usize].clone())),
+            )),
         }
     }
 }
@@ -295,57 +401,108 @@ enum Input {
     Reports,
 }
 
-fn detect(bytes: &[u8]) -> Input {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Input::Reports;
+/// What `input` holds, from its content, read as far as needed to tell (a journal's
+/// header line, a `result.json`'s whole object); the input is rewound afterwards.
+fn detect<R: Read + Seek>(input: &mut R) -> io::Result<Input> {
+    let found = detect_from(input)?;
+    input.rewind()?;
+    Ok(found)
+}
+
+fn detect_from<R: Read + Seek>(input: &mut R) -> io::Result<Input> {
+    // Up to the end of the first line with text, past byte order marks and blank space.
+    let mut reader = BufReader::new(&mut *input);
+    let mut head = Vec::new();
+    let skipped = loop {
+        let n = reader.read_until(b'\n', &mut head)?;
+        let Ok(text) = std::str::from_utf8(&head) else {
+            return Ok(Input::Reports); // not UTF-8: not a sweep's file
+        };
+        let rest = text.trim_start_matches('\u{feff}').trim_start();
+        if n == 0 || !rest.is_empty() {
+            break head.len() - rest.len();
+        }
     };
-    let text = text.trim_start_matches('\u{feff}').trim_start();
+    let text = std::str::from_utf8(&head[skipped..]).unwrap_or_default();
     if !text.starts_with('{') {
-        return Input::Reports;
+        return Ok(Input::Reports);
     }
     let first = text.lines().next().unwrap_or_default();
-    if let Ok(Value::Object(line)) = serde_json::from_str::<Value>(first)
+    let alone = serde_json::from_str::<Value>(first);
+    if let Ok(Value::Object(line)) = &alone
         && line.get("kind").and_then(Value::as_str) == Some("header")
     {
-        return Input::Journal;
+        // A journal is all UTF-8 text (else it is read as reports, which say so).
+        let whole = is_utf8(&mut reader)?;
+        return Ok(if whole {
+            Input::Journal
+        } else {
+            Input::Reports
+        });
     }
-    // JSON Lines fail here at their second line, at once.
-    match serde_json::from_str::<Value>(text) {
+    if let Ok(Value::Object(line)) = &alone
+        && !(line.contains_key("sweeper_version") && line.contains_key("trials"))
+    {
+        // JSON Lines: a first row on its own line is not a result.json
+        return Ok(Input::Reports);
+    }
+    // The whole input as one JSON value (JSON Lines fail at their second line, at once).
+    drop(reader);
+    input.seek(SeekFrom::Start(skipped as u64))?;
+    match serde_json::from_reader::<_, Value>(BufReader::new(&mut *input)) {
         Ok(Value::Object(object))
             if object.contains_key("sweeper_version") && object.contains_key("trials") =>
         {
-            Input::Result(object)
+            Ok(Input::Result(object))
         }
-        _ => Input::Reports,
+        _ => Ok(Input::Reports),
     }
 }
 
-/// The rows of a reports file, or the trials with a report of a sweep's journal (replayed
-/// under `cfg`) or `result.json`.
-fn read_rows(path: &Path, cfg: &SweepConfig) -> Result<Source, CliError> {
-    let bytes = read_bytes(path).map_err(|e| input_error(&e))?;
-    match detect(&bytes) {
-        Input::Reports => Ok(Source::Reports(bytes)),
-        Input::Journal => {
-            if path.as_os_str() == "-" {
-                return Err(CliError::io(
-                    "a sweeper journal is read from its file: give its path (DIR/journal.jsonl) instead of `-`",
-                ));
-            }
-            let result = rescore_journal(cfg, path).map_err(|e| super::run::run_error(&e))?;
-            rows_of_trials(path, &result.trials).map(Source::Sweep)
+/// The rows of reports files, or the trials with a report of a sweep's journal (replayed
+/// under `cfg`) or `result.json` (given alone).
+fn read_rows(paths: &[PathBuf], cfg: &SweepConfig) -> Result<Source, CliError> {
+    let mut inputs = Vec::with_capacity(paths.len());
+    let mut stdin = false;
+    for path in paths {
+        if path.as_os_str() == "-" && std::mem::replace(&mut stdin, true) {
+            return Err(CliError::io(
+                "standard input (`-`) is given twice; it can be read once",
+            ));
         }
-        Input::Result(mut object) => {
-            let trials = object.remove("trials").unwrap_or_default();
-            let trials: Vec<TrialResult> = serde_json::from_value(trials).map_err(|e| {
-                CliError::invalid(format!(
-                    "{}: not a sweeper result.json: `trials`: {e}",
-                    path.display()
-                ))
-            })?;
-            rows_of_trials(path, &trials).map(Source::Sweep)
+        let mut file = open_seekable(path).map_err(|e| input_error(&e))?;
+        let found = detect(&mut file)
+            .map_err(|e| CliError::io(format!("cannot read {}: {e}", path.display())))?;
+        if !matches!(found, Input::Reports) && paths.len() > 1 {
+            return Err(CliError::io(format!(
+                "{}: a sweep's journal.jsonl or result.json is scored alone; give it as the only input (shards are reports files)",
+                path.display()
+            )));
+        }
+        match found {
+            Input::Reports => inputs.push((path.clone(), file)),
+            Input::Journal => {
+                if path.as_os_str() == "-" {
+                    return Err(CliError::io(
+                        "a sweeper journal is read from its file: give its path (DIR/journal.jsonl) instead of `-`",
+                    ));
+                }
+                let result = rescore_journal(cfg, path).map_err(|e| super::run::run_error(&e))?;
+                return rows_of_trials(path, &result.trials).map(Source::Sweep);
+            }
+            Input::Result(mut object) => {
+                let trials = object.remove("trials").unwrap_or_default();
+                let trials: Vec<TrialResult> = serde_json::from_value(trials).map_err(|e| {
+                    CliError::invalid(format!(
+                        "{}: not a sweeper result.json: `trials`: {e}",
+                        path.display()
+                    ))
+                })?;
+                return rows_of_trials(path, &trials).map(Source::Sweep);
+            }
         }
     }
+    Ok(Source::Reports(ReportTable::new(inputs)))
 }
 
 /// The trials that came with a report, as rows: feasible ones, and infeasible ones that
@@ -510,29 +667,65 @@ fn write_candidates_table(
     write_table(out, &headers, &right, &rows)
 }
 
-fn write_candidates_csv(
-    out: &mut dyn Write,
-    candidates: &[Candidate],
-    objectives: &[Objective],
-    pareto: bool,
-) -> io::Result<()> {
-    let mut headers: Vec<String> = Vec::new();
-    if !pareto {
-        headers.push("rank".into());
+/// The columns of `score --format csv` beyond the fixed ones, gathered from the shown
+/// candidates one at a time: the known metrics any of them has, and their config keys.
+#[derive(Debug, Default)]
+struct CsvColumns {
+    metrics: Vec<&'static str>,
+    keys: Vec<String>,
+    seen_metrics: BTreeSet<&'static str>,
+    seen_keys: BTreeSet<String>,
+}
+
+impl CsvColumns {
+    fn add(&mut self, c: &Candidate) {
+        for m in KNOWN_METRICS {
+            if c.metrics.contains_key(m) {
+                self.seen_metrics.insert(m);
+            }
+        }
+        for key in c.config.keys() {
+            if !self.seen_keys.contains(key) {
+                self.seen_keys.insert(key.clone());
+            }
+        }
     }
-    headers.extend(["index", "used_gpus", "score"].map(String::from));
-    if pareto {
-        headers.extend(objectives.iter().map(|o| o.name().to_owned()));
+
+    /// The header (and the metric and config columns, kept for [`cells`](Self::cells)):
+    /// config keys sorted, without `used_gpus` and names the other columns have.
+    fn header(&mut self, objectives: &[Objective], pareto: bool) -> Vec<String> {
+        let mut headers: Vec<String> = Vec::new();
+        if !pareto {
+            headers.push("rank".into());
+        }
+        headers.extend(["index", "used_gpus", "score"].map(String::from));
+        if pareto {
+            headers.extend(objectives.iter().map(|o| o.name().to_owned()));
+        }
+        self.metrics = KNOWN_METRICS
+            .into_iter()
+            .filter(|m| self.seen_metrics.contains(m))
+            .collect();
+        headers.extend(self.metrics.iter().map(|m| (*m).to_owned()));
+        self.keys = self
+            .seen_keys
+            .iter()
+            .filter(|k| *k != USED_GPUS && !headers.contains(k))
+            .cloned()
+            .collect();
+        headers.extend(self.keys.iter().cloned());
+        headers
     }
-    let metrics: Vec<&str> = KNOWN_METRICS
-        .into_iter()
-        .filter(|m| candidates.iter().any(|c| c.metrics.contains_key(*m)))
-        .collect();
-    headers.extend(metrics.iter().map(|m| (*m).to_owned()));
-    let keys = config_keys(candidates, &headers);
-    headers.extend(keys.iter().cloned());
-    let rows = candidates.iter().enumerate().map(|(k, c)| {
-        let mut row = Vec::with_capacity(headers.len());
+
+    /// The cells of the `k`-th candidate shown.
+    fn cells(
+        &self,
+        k: usize,
+        c: &Candidate,
+        objectives: &[Objective],
+        pareto: bool,
+    ) -> Vec<String> {
+        let mut row = Vec::new();
         if !pareto {
             row.push((k + 1).to_string());
         }
@@ -544,15 +737,14 @@ fn write_candidates_csv(
                 row.push(c.objective(o).map(exact).unwrap_or_default());
             }
         }
-        for m in &metrics {
+        for m in &self.metrics {
             row.push(c.metrics.get(*m).copied().map(exact).unwrap_or_default());
         }
-        for key in &keys {
+        for key in &self.keys {
             row.push(sweeper_cli::csv_out::value(c.config.get(key)));
         }
         row
-    });
-    write_csv(out, &headers, rows)
+    }
 }
 
 #[cfg(test)]
@@ -562,9 +754,17 @@ mod tests {
 
     #[test]
     fn sweeps_are_told_from_reports_by_content() {
+        let detect = |bytes: &[u8]| {
+            let mut input = std::io::Cursor::new(bytes);
+            let found = super::detect(&mut input).unwrap();
+            assert_eq!(input.position(), 0, "rewound");
+            found
+        };
         let journal = b"{\"kind\":\"header\",\"sweeper\":\"0.1.0\",\"fingerprint\":\"ab\",\"seed\":1}\n{\"kind\":\"suggest\"}\n";
         assert_eq!(detect(journal), Input::Journal);
         let result = b"{\n  \"sweeper_version\": \"0.1.0\",\n  \"trials\": []\n}\n";
+        assert!(matches!(detect(result), Input::Result(_)));
+        let result = b"\xEF\xBB\xBF\n  \n{\"sweeper_version\": \"0.1.0\", \"trials\": []}";
         assert!(matches!(detect(result), Input::Result(_)));
         for reports in [
             &b"{\"config\": {}, \"report\": {}}\n{\"config\": {}, \"report\": {}}\n"[..],
@@ -573,6 +773,8 @@ mod tests {
             b"[{\"config\": {}, \"report\": {}}]",
             b"tp,output_throughput_tok_s\n1,2\n",
             b"{\"trials\": []}",
+            b"{\"sweeper_version\": 1, \"trials\": []}\n{\"config\": {}, \"report\": {}}\n",
+            b"{\"kind\":\"header\"}\n{\"x\": \"\xff\"}\n",
             b"\xff\xfe",
         ] {
             assert_eq!(

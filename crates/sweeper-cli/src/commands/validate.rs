@@ -35,7 +35,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> CliResult {
-    let text = super::read_text(&args.config)?;
+    let text = super::read_config_text(&args.config)?;
     let file = super::input_name(&args.config);
     let cfg = sweeper_goal::parse_all(&text).map_err(|errors| match errors.as_slice() {
         [e @ ConfigError::Io { .. }] => CliError::io(e.to_string()),

@@ -1,70 +1,44 @@
 //! CSV: a header row, then data rows; lines starting with `#` are comments.
 
-use super::{InputError, NumericTable, Place, parse_number};
+use super::stream::LineTracker;
+use super::{InputError, Place, parse_number};
+use std::io::Read;
 use std::path::Path;
 
-fn reader(bytes: &[u8]) -> csv::Reader<&[u8]> {
-    csv::ReaderBuilder::new()
-        .comment(Some(b'#'))
-        .has_headers(true)
+/// The CSV reader's settings: a header row, `#` comment lines, every cell trimmed, every
+/// row as long as the header.
+fn builder(has_headers: bool) -> csv::ReaderBuilder {
+    let mut b = csv::ReaderBuilder::new();
+    b.comment(Some(b'#'))
+        .has_headers(has_headers)
         .flexible(false)
-        .trim(csv::Trim::All)
-        .from_reader(bytes)
+        .trim(csv::Trim::All);
+    b
 }
 
-/// The byte where a record's text starts. The csv crate's position of a record is where it
-/// began reading, which can be the blank or `#` lines before it (and its own line count
-/// skips blank lines), so lines are counted from the bytes.
-fn record_start(bytes: &[u8], pos: &csv::Position) -> usize {
-    let mut at = usize::try_from(pos.byte())
-        .unwrap_or(usize::MAX)
-        .min(bytes.len());
-    loop {
-        match bytes.get(at) {
-            Some(b'\n' | b'\r') => at += 1,
-            Some(b'#') => {
-                while at < bytes.len() && bytes[at] != b'\n' {
-                    at += 1;
-                }
-            }
-            _ => return at,
-        }
-    }
+type Reader<R> = csv::Reader<LineTracker<R>>;
+
+fn reader<R: Read>(input: R) -> Reader<R> {
+    builder(true).from_reader(LineTracker::new(input))
 }
 
-/// The 1-based line a record starts on.
-#[allow(clippy::naive_bytecount)] // one pass per error; not worth the bytecount crate
-fn line_at(bytes: &[u8], pos: Option<&csv::Position>) -> Option<u64> {
-    let byte = record_start(bytes, pos?);
-    Some(bytes[..byte].iter().filter(|&&b| b == b'\n').count() as u64 + 1)
-}
-
-/// Counts lines forward as rows are read (positions only grow), so that every row's line
-/// costs one pass over the file in total.
-struct LineCounter<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    line: u64,
-}
-
-impl LineCounter<'_> {
-    #[allow(clippy::naive_bytecount)] // one pass over the file in total
-    fn line_of(&mut self, pos: Option<&csv::Position>) -> Option<u64> {
-        let byte = record_start(self.bytes, pos?);
-        if byte < self.at {
-            return line_at(self.bytes, pos);
-        }
-        self.line += self.bytes[self.at..byte]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64;
-        self.at = byte;
-        Some(self.line)
-    }
+/// The 1-based line a record starts on, without forgetting anything (for errors).
+fn line_at<R: Read>(rdr: &Reader<R>, pos: Option<&csv::Position>) -> Option<u64> {
+    let lines = rdr.get_ref();
+    Some(lines.line_at(lines.record_start(pos?.byte())))
 }
 
 /// Maps a csv crate error to ours, naming the line and row.
-fn csv_error(path: &Path, bytes: &[u8], err: &csv::Error, row: usize) -> InputError {
+fn csv_error<R: Read>(path: &Path, rdr: &Reader<R>, err: csv::Error, row: usize) -> InputError {
+    if err.is_io_error() {
+        if let csv::ErrorKind::Io(source) = err.into_kind() {
+            return InputError::Io {
+                path: path.to_owned(),
+                source,
+            };
+        }
+        unreachable!("an I/O error's kind is Io");
+    }
     match err.kind() {
         csv::ErrorKind::UnequalLengths {
             pos,
@@ -72,7 +46,7 @@ fn csv_error(path: &Path, bytes: &[u8], err: &csv::Error, row: usize) -> InputEr
             len,
         } => InputError::Ragged {
             place: Place {
-                line: line_at(bytes, pos.as_ref()),
+                line: line_at(rdr, pos.as_ref()),
                 row,
             },
             expected: *expected_len as usize,
@@ -83,7 +57,7 @@ fn csv_error(path: &Path, bytes: &[u8], err: &csv::Error, row: usize) -> InputEr
             detail: format!(
                 "{}: invalid UTF-8 ({err})",
                 Place {
-                    line: line_at(bytes, pos.as_ref()),
+                    line: line_at(rdr, pos.as_ref()),
                     row
                 }
             ),
@@ -96,13 +70,11 @@ fn csv_error(path: &Path, bytes: &[u8], err: &csv::Error, row: usize) -> InputEr
 }
 
 /// The header of a CSV, trimmed.
-fn headers(
-    path: &Path,
-    bytes: &[u8],
-    rdr: &mut csv::Reader<&[u8]>,
-) -> Result<Vec<String>, InputError> {
-    let headers = rdr.headers().map_err(|e| csv_error(path, bytes, &e, 0))?;
-    let names: Vec<String> = headers.iter().map(str::to_owned).collect();
+fn headers<R: Read>(path: &Path, rdr: &mut Reader<R>) -> Result<Vec<String>, InputError> {
+    let names: Vec<String> = match rdr.headers() {
+        Ok(headers) => headers.iter().map(str::to_owned).collect(),
+        Err(e) => return Err(csv_error(path, rdr, e, 0)),
+    };
     if names.is_empty() || names.iter().all(String::is_empty) {
         return Err(InputError::Empty {
             path: path.to_owned(),
@@ -144,31 +116,34 @@ fn column_positions(headers: &[String], columns: &[String]) -> Result<Vec<usize>
         .collect()
 }
 
-/// Reads the named columns as numbers.
-pub(super) fn numeric_columns(
+/// Reads the named columns as numbers, appending them row by row to `data`; rows are
+/// numbered from `first_row`. Returns the number of rows read.
+pub(super) fn numeric_columns<R: Read>(
     path: &Path,
-    bytes: &[u8],
+    input: R,
     columns: &[String],
-) -> Result<NumericTable, InputError> {
-    let mut rdr = reader(bytes);
-    let names = headers(path, bytes, &mut rdr)?;
+    first_row: usize,
+    data: &mut Vec<f64>,
+) -> Result<usize, InputError> {
+    let mut rdr = reader(input);
+    let names = headers(path, &mut rdr)?;
     let positions = column_positions(&names, columns)?;
-    let mut data = Vec::new();
     let mut record = csv::ByteRecord::new();
-    let mut row = 0;
+    let mut row = first_row;
     loop {
         match rdr.read_byte_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) => return Err(csv_error(path, bytes, &e, row)),
+            Err(e) => return Err(csv_error(path, &rdr, e, row)),
         }
+        let start = record
+            .position()
+            .map(|p| rdr.get_ref().record_start(p.byte()));
+        let line = start.map(|at| rdr.get_mut().advance_to(at));
         for (&at, name) in positions.iter().zip(columns) {
             let cell = std::str::from_utf8(&record[at]).unwrap_or("\u{fffd}");
             let x = parse_number(cell).map_err(|detail| InputError::Value {
-                place: Place {
-                    line: line_at(bytes, record.position()),
-                    row,
-                },
+                place: Place { line, row },
                 column: name.clone(),
                 detail,
             })?;
@@ -176,11 +151,7 @@ pub(super) fn numeric_columns(
         }
         row += 1;
     }
-    Ok(NumericTable {
-        columns: columns.to_vec(),
-        data,
-        rows: row,
-    })
+    Ok(row - first_row)
 }
 
 /// One CSV data row as text cells, with its 1-based line.
@@ -197,59 +168,94 @@ pub(super) fn text_rows(
     bytes: &[u8],
 ) -> Result<(Vec<String>, Vec<TextRow>), InputError> {
     let mut rows = Vec::new();
-    let names = for_each_text_row(path, bytes, |_, _, row| {
-        rows.push(TextRow {
-            line: row.line,
-            cells: row.cells.iter().map(str::to_owned).collect(),
-        });
-        Ok(())
-    })?;
+    let (names, ()) = for_each_text_row(
+        path,
+        bytes,
+        0,
+        |_| Ok(()),
+        |(), _, _, row| {
+            rows.push(TextRow {
+                line: row.line,
+                cells: row.cells.iter().map(str::to_owned).collect(),
+            });
+            Ok(())
+        },
+    )?;
     Ok((names, rows))
 }
 
-/// One CSV data row as `for_each_text_row` lends it: its 1-based line and its cells.
+/// One CSV data row as `for_each_text_row` lends it: its 1-based line, where its bytes are,
+/// and its cells.
 pub(super) struct RecordRef<'a> {
     /// 1-based line of the row's first field.
     pub(super) line: Option<u64>,
+    /// The row's first byte in the stream read (after a byte order mark).
+    pub(super) offset: u64,
+    /// The row's length in bytes, with its line break: [`record_at`] of those bytes reads it
+    /// again.
+    pub(super) len: u64,
     /// The row's cells.
     pub(super) cells: &'a csv::StringRecord,
 }
 
-/// Hands every CSV data row to `visit` (with the header and its 0-based row number) as it
-/// is read, reusing one record buffer, so that a caller keeps only what it needs of each
-/// row; returns the header.
-pub(super) fn for_each_text_row(
+/// Hands every CSV data row to `visit` (with what `on_header` made of the header, the
+/// header, and the row number, counted from `first_row`) as it is read, reusing one record
+/// buffer, so that a caller keeps only what it needs of each row; returns the header.
+pub(super) fn for_each_text_row<R: Read, S>(
     path: &Path,
-    bytes: &[u8],
-    mut visit: impl FnMut(&[String], usize, RecordRef<'_>) -> Result<(), InputError>,
-) -> Result<Vec<String>, InputError> {
-    let mut rdr = reader(bytes);
-    let names = headers(path, bytes, &mut rdr)?;
-    let mut lines = LineCounter {
-        bytes,
-        at: 0,
-        line: 1,
-    };
+    input: R,
+    first_row: usize,
+    on_header: impl FnOnce(&[String]) -> Result<S, InputError>,
+    mut visit: impl FnMut(&S, &[String], usize, RecordRef<'_>) -> Result<(), InputError>,
+) -> Result<(Vec<String>, S), InputError> {
+    let mut rdr = reader(input);
+    let names = headers(path, &mut rdr)?;
+    let state = on_header(&names)?;
     let mut record = csv::StringRecord::new();
-    let mut row = 0;
+    let mut row = first_row;
     loop {
         match rdr.read_record(&mut record) {
             Ok(true) => {}
             Ok(false) => break,
-            Err(e) => return Err(csv_error(path, bytes, &e, row)),
+            Err(e) => return Err(csv_error(path, &rdr, e, row)),
         }
-        let line = lines.line_of(record.position());
+        let begun = record.position().map_or(0, csv::Position::byte);
+        let offset = rdr.get_ref().record_start(begun);
+        let line = rdr.get_mut().advance_to(offset);
+        let len = rdr.position().byte().saturating_sub(offset);
         visit(
+            &state,
             &names,
             row,
             RecordRef {
-                line,
+                line: Some(line),
+                offset,
+                len,
                 cells: &record,
             },
         )?;
         row += 1;
     }
-    Ok(names)
+    Ok((names, state))
+}
+
+/// Reads one data row again from its bytes (a [`RecordRef`]'s `len` bytes at its
+/// `offset`), with the settings of the first reading.
+pub(super) fn record_at(path: &Path, bytes: &[u8]) -> Result<csv::StringRecord, InputError> {
+    let mut rdr = builder(false).from_reader(bytes);
+    let mut record = csv::StringRecord::new();
+    match rdr.read_record(&mut record) {
+        Ok(true) => Ok(record),
+        Ok(false) => Err(InputError::Format {
+            path: path.to_owned(),
+            detail: "a row read again is not there (did the file change while it was read?)"
+                .to_owned(),
+        }),
+        Err(e) => Err(InputError::Format {
+            path: path.to_owned(),
+            detail: format!("a row read again does not parse (did the file change?): {e}"),
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -258,6 +264,18 @@ mod tests {
 
     fn cols(names: &[&str]) -> Vec<String> {
         names.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[derive(Debug)]
+    struct Table {
+        rows: usize,
+        data: Vec<f64>,
+    }
+
+    fn numeric_columns(path: &Path, bytes: &[u8], columns: &[String]) -> Result<Table, InputError> {
+        let mut data = Vec::new();
+        let rows = super::numeric_columns(path, bytes, columns, 0, &mut data)?;
+        Ok(Table { rows, data })
     }
 
     #[test]
@@ -326,5 +344,22 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[1].line, Some(5));
         assert_eq!(rows[1].cells, ["2", "y"]);
+    }
+
+    #[test]
+    fn a_row_read_again_from_its_bytes_is_the_same_row() {
+        let text = "# c\n a , b \n\n# mid\n1,\"x\ny\"\r\n2, z \n3,w";
+        let mut seen = Vec::new();
+        let each = |(): &(), _: &[String], row, r: RecordRef<'_>| {
+            let bytes = &text.as_bytes()[r.offset as usize..(r.offset + r.len) as usize];
+            seen.push((row, r.line, bytes.to_vec(), r.cells.clone()));
+            Ok(())
+        };
+        for_each_text_row(Path::new("t.csv"), text.as_bytes(), 7, |_| Ok(()), each).unwrap();
+        let lines: Vec<_> = seen.iter().map(|s| (s.0, s.1)).collect();
+        assert_eq!(lines, [(7, Some(5)), (8, Some(7)), (9, Some(8))]);
+        for (_, _, bytes, cells) in seen {
+            assert_eq!(record_at(Path::new("t.csv"), &bytes).unwrap(), cells);
+        }
     }
 }

@@ -4,18 +4,28 @@
 //! Every error names where the problem is: the 1-based file line and the 0-based data row
 //! (the `index` printed in results), and the column. Rows count data only: comment lines,
 //! the CSV header and blank JSON lines are not rows.
+//!
+//! Text inputs are read as streams, a row at a time: what a reader keeps is what its caller
+//! keeps of each row (a `.npy` matrix is read whole; it is its numbers). Several inputs read
+//! as one table (the shards of an array job: [`read_numeric_tables`], [`ReportTable`])
+//! number their rows on across the inputs, in the order given; an error then names the
+//! file, the line in that file and the row in the whole table.
 
 mod csv_table;
 mod json;
 mod npy;
 mod reports;
+mod stream;
 
 pub use npy::{NpyMatrix, encode_npy, parse_npy, read_npy};
 pub use reports::{
-    ReportRow, for_each_report, parse_reports, parse_reports_with_notes, read_reports,
+    Fetch, ReportRow, ReportTable, RowAt, for_each_report, parse_reports, parse_reports_with_notes,
+    read_reports,
 };
 
 use std::fmt;
+use std::fs::File;
+use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
 
 /// Where a value sits in an input file.
@@ -95,12 +105,61 @@ pub enum InputError {
         /// What is wrong, with the line when known.
         detail: String,
     },
+    /// A fault in one of several inputs read as one table, whose own message does not name
+    /// the file: this one does (`b.csv: line 4 (row 21), column ...`).
+    #[error("{}: {error}", path.display())]
+    InFile {
+        /// The input the fault is in.
+        path: PathBuf,
+        /// The fault (its row counted across the inputs, its line in this one).
+        error: Box<InputError>,
+    },
+    /// Several inputs read as one table, none of them with a data row.
+    #[error("no data rows in any of the {} inputs ({})", paths.len(), list_paths(paths))]
+    NoRows {
+        /// The inputs.
+        paths: Vec<PathBuf>,
+    },
+}
+
+fn list_paths(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    names.join(", ")
 }
 
 impl InputError {
     /// Whether this is an I/O error (exit 2) rather than bad content (exit 1).
     pub fn is_io(&self) -> bool {
-        matches!(self, InputError::Io { .. })
+        match self {
+            InputError::Io { .. } => true,
+            InputError::InFile { error, .. } => error.is_io(),
+            _ => false,
+        }
+    }
+
+    /// This fault, named by the file `path` it is in when its message does not say (one
+    /// input of several).
+    pub(crate) fn in_file(self, path: &Path) -> InputError {
+        match self {
+            InputError::Ragged { .. }
+            | InputError::MissingColumn { .. }
+            | InputError::Value { .. } => InputError::InFile {
+                path: path.to_owned(),
+                error: Box::new(self),
+            },
+            named => named,
+        }
+    }
+}
+
+/// The error of a second `-` among several inputs.
+pub(crate) fn stdin_twice() -> InputError {
+    InputError::Io {
+        path: PathBuf::from("-"),
+        source: io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "standard input can be read once; give `-` at most once",
+        ),
     }
 }
 
@@ -121,8 +180,17 @@ pub enum TableFormat {
 /// character that is not blank and not in a `#` comment line (`{` JSON Lines, `[` a JSON
 /// array, anything else CSV).
 pub fn sniff(bytes: &[u8]) -> TableFormat {
+    sniff_prefix(bytes, true).unwrap_or(TableFormat::Csv)
+}
+
+/// [`sniff`] of a file's first bytes, `eof` when they are all of it; `None` when more bytes
+/// are needed to decide.
+pub(crate) fn sniff_prefix(bytes: &[u8], eof: bool) -> Option<TableFormat> {
     if bytes.starts_with(npy::MAGIC) {
-        return TableFormat::Npy;
+        return Some(TableFormat::Npy);
+    }
+    if !eof && bytes.len() < npy::MAGIC.len() && npy::MAGIC.starts_with(bytes) {
+        return None;
     }
     let mut at_line_start = true;
     let mut in_comment = false;
@@ -139,18 +207,56 @@ pub fn sniff(bytes: &[u8]) -> TableFormat {
             b' ' | b'\t' | b'\r' => {}
             0xEF | 0xBB | 0xBF if at_line_start => {} // a UTF-8 byte order mark
             b'#' if at_line_start => in_comment = true,
-            b'{' => return TableFormat::JsonLines,
-            b'[' => return TableFormat::JsonArray,
-            _ => return TableFormat::Csv,
+            b'{' => return Some(TableFormat::JsonLines),
+            b'[' => return Some(TableFormat::JsonArray),
+            _ => return Some(TableFormat::Csv),
         }
     }
-    TableFormat::Csv
+    eof.then_some(TableFormat::Csv)
 }
 
-/// The bytes after a UTF-8 byte-order mark, if they start with one (editors and Excel on
-/// Windows write it; it is no part of the first header or JSON line).
-pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+/// Whether the rest of `reader` is UTF-8 text (read to its end, a piece at a time).
+pub fn is_utf8(reader: impl Read) -> io::Result<bool> {
+    stream::utf8_fault_after(reader, 0).map(|fault| fault.is_none())
+}
+
+/// Opens an input to read it once, as a stream; `-` is standard input.
+pub fn open_input(path: &Path) -> Result<Box<dyn Read>, InputError> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(io::stdin().lock()));
+    }
+    match File::open(path) {
+        Ok(file) => Ok(Box::new(file)),
+        Err(source) => Err(InputError::Io {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Opens an input to read it more than once. Standard input (`-`) and anything else that
+/// is not a regular file (a named pipe, `<(zcat rows.csv.gz)`) are copied to a temporary
+/// file (deleted when it is closed), since a pipe cannot be read twice.
+pub fn open_seekable(path: &Path) -> Result<File, InputError> {
+    let io = |source| InputError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let spool = |input: &mut dyn Read| -> io::Result<File> {
+        let mut spool = tempfile::tempfile()?;
+        io::copy(input, &mut spool)?;
+        spool.rewind()?;
+        Ok(spool)
+    };
+    if path.as_os_str() == "-" {
+        return spool(&mut io::stdin().lock()).map_err(io);
+    }
+    let mut file = File::open(path).map_err(io)?;
+    if file.metadata().map_err(io)?.is_file() {
+        Ok(file)
+    } else {
+        spool(&mut file).map_err(io)
+    }
 }
 
 /// Reads a whole file; the path `-` reads standard input.
@@ -182,9 +288,58 @@ pub struct NumericTable {
 ///
 /// A `.npy` file's columns are named `0` .. `d-1`. Every requested column must exist and
 /// hold a number in every row (`inf`, `-inf` are numbers; NaN and empty cells are errors);
-/// an input with no data row is an error.
+/// an input with no data row is an error. The path `-` reads standard input.
 pub fn read_numeric_columns(path: &Path, columns: &[String]) -> Result<NumericTable, InputError> {
-    parse_numeric_columns(path, &read_bytes(path)?, columns)
+    read_numeric_tables(&[path.to_owned()], columns).map(|(table, _)| table)
+}
+
+/// [`read_numeric_columns`] of several inputs read as one table (any mix of formats), rows
+/// numbered on across them in order; with the notes for people: each input without data
+/// rows (skipped when there are several; the table needs one row somewhere). Every input
+/// needs the named columns; what else it has does not matter. `-` may be given once.
+pub fn read_numeric_tables(
+    paths: &[PathBuf],
+    columns: &[String],
+) -> Result<(NumericTable, Vec<String>), InputError> {
+    let several = paths.len() > 1;
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(stdin_twice());
+    }
+    let mut data = Vec::new();
+    let mut rows = 0;
+    let mut notes = Vec::new();
+    for path in paths {
+        let read =
+            open_input(path).and_then(|input| numeric_input(path, input, columns, rows, &mut data));
+        match read {
+            Ok(0) | Err(InputError::Empty { .. }) if several => notes.push(format!(
+                "{}: no data rows; the other inputs are read",
+                path.display()
+            )),
+            Ok(0) => {
+                return Err(InputError::Empty {
+                    path: path.clone(),
+                    detail: String::new(),
+                });
+            }
+            Ok(n) => rows += n,
+            Err(e) if several => return Err(e.in_file(path)),
+            Err(e) => return Err(e),
+        }
+    }
+    if rows == 0 {
+        return Err(InputError::NoRows {
+            paths: paths.to_vec(),
+        });
+    }
+    Ok((
+        NumericTable {
+            columns: columns.to_vec(),
+            data,
+            rows,
+        },
+        notes,
+    ))
 }
 
 /// [`read_numeric_columns`] of bytes already in memory; `path` only names them in errors.
@@ -193,20 +348,56 @@ pub fn parse_numeric_columns(
     bytes: &[u8],
     columns: &[String],
 ) -> Result<NumericTable, InputError> {
-    let bytes = without_bom(bytes);
-    let table = match sniff(bytes) {
-        TableFormat::Npy => npy::select_columns(path, bytes, columns)?,
-        TableFormat::Csv => csv_table::numeric_columns(path, bytes, columns)?,
-        TableFormat::JsonLines => json::numeric_columns_lines(path, bytes, columns)?,
-        TableFormat::JsonArray => json::numeric_columns_array(path, bytes, columns)?,
-    };
-    if table.rows == 0 {
+    let mut data = Vec::new();
+    let rows = numeric_input(path, bytes, columns, 0, &mut data)?;
+    if rows == 0 {
         return Err(InputError::Empty {
             path: path.to_owned(),
             detail: String::new(),
         });
     }
-    Ok(table)
+    Ok(NumericTable {
+        columns: columns.to_vec(),
+        data,
+        rows,
+    })
+}
+
+/// Reads the named columns of one input, appending its rows (numbered from `first_row`) to
+/// `data`; returns how many rows it has.
+fn numeric_input<R: Read>(
+    path: &Path,
+    input: R,
+    columns: &[String],
+    first_row: usize,
+    data: &mut Vec<f64>,
+) -> Result<usize, InputError> {
+    let mut h = stream::head(path, input)?;
+    match h.format {
+        TableFormat::Npy => {
+            let mut bytes = Vec::new();
+            h.reader
+                .read_to_end(&mut bytes)
+                .map_err(|source| InputError::Io {
+                    path: path.to_owned(),
+                    source,
+                })?;
+            let table = npy::select_columns(path, &bytes, columns, first_row)?;
+            if data.is_empty() {
+                *data = table.data;
+            } else {
+                data.extend_from_slice(&table.data);
+            }
+            Ok(table.rows)
+        }
+        TableFormat::Csv => csv_table::numeric_columns(path, h.reader, columns, first_row, data),
+        TableFormat::JsonLines => {
+            json::numeric_columns_lines(path, h.reader, columns, first_row, data)
+        }
+        TableFormat::JsonArray => {
+            json::numeric_columns_array(path, h.reader, columns, first_row, data)
+        }
+    }
 }
 
 /// Parses one text cell as a number: decimal, exponent, `inf` / `-inf` / `infinity` in any

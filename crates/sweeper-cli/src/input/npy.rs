@@ -292,11 +292,13 @@ pub fn read_npy(path: &Path) -> Result<NpyMatrix, InputError> {
     parse(path, &super::read_bytes(path)?)
 }
 
-/// The named columns (`"0"` .. `"d-1"`) of a `.npy` matrix, NaN rejected with row and column.
+/// The named columns (`"0"` .. `"d-1"`) of a `.npy` matrix, NaN rejected with row
+/// (counted from `first_row`) and column.
 pub(super) fn select_columns(
     path: &Path,
     bytes: &[u8],
     columns: &[String],
+    first_row: usize,
 ) -> Result<NumericTable, InputError> {
     let m = parse(path, bytes)?;
     let picks: Vec<usize> = columns
@@ -330,7 +332,7 @@ pub(super) fn select_columns(
         return Err(InputError::Value {
             place: Place {
                 line: None,
-                row: k / d,
+                row: first_row + k / d,
             },
             column: columns[k % d].clone(),
             detail: "value is NaN; fronts and rankings need comparable numbers".to_owned(),
@@ -467,13 +469,13 @@ mod tests {
     #[test]
     fn select_columns_by_position_and_rejects_nan() {
         let bytes = encode_npy(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-        let t = select_columns(Path::new("s.npy"), &bytes, &["2".into(), "0".into()]).unwrap();
+        let t = select_columns(Path::new("s.npy"), &bytes, &["2".into(), "0".into()], 0).unwrap();
         assert_eq!(t.data, [3.0, 1.0, 6.0, 4.0]);
-        let err = select_columns(Path::new("s.npy"), &bytes, &["3".into()]).unwrap_err();
+        let err = select_columns(Path::new("s.npy"), &bytes, &["3".into()], 0).unwrap_err();
         assert!(err.to_string().contains("column `3` not found"), "{err}");
         let bytes = encode_npy(2, 2, &[1.0, 2.0, 3.0, f64::NAN]);
         let err =
-            select_columns(Path::new("s.npy"), &bytes, &["0".into(), "1".into()]).unwrap_err();
+            select_columns(Path::new("s.npy"), &bytes, &["0".into(), "1".into()], 0).unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("row 1, column `1`: value is NaN"),

@@ -8,13 +8,20 @@
 //!   (`used_gpus`, `tp`, labels, source columns ...). Cells are typed: integers and finite
 //!   numbers become JSON numbers, `true`/`false` booleans, anything else a string. An empty
 //!   cell means the key is absent (the scorer's defaults apply).
+//!
+//! [`ReportTable`] reads one or several inputs (the shards of an array job) as one table, a
+//! row at a time, and reads a row again from where it sits in its file
+//! ([`ReportTable::fetch`]), so that a caller holds a few numbers per row, not the rows.
 
-use super::csv_table::for_each_text_row;
-use super::json::{for_each_line, rows as json_rows, utf8};
-use super::{InputError, Place, TableFormat, parse_number, read_bytes, sniff};
+use super::csv_table::{RecordRef, for_each_text_row, record_at};
+use super::json::{RowFaults, for_each_element, for_each_line, line_at};
+use super::stream::head;
+use super::{InputError, Place, TableFormat, open_seekable, parse_number};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::File;
+use std::io::{Cursor, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 use sweeper_score::{KNOWN_METRICS, Report, ScoreError, used_gpus};
 
 /// One evaluated candidate read from an input.
@@ -28,10 +35,445 @@ pub struct ReportRow {
     pub report: Report,
 }
 
+/// Where a row of a [`ReportTable`] sits, so that [`ReportTable::fetch`] reads it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowAt {
+    /// The row's index in the table (counted across every input).
+    pub index: usize,
+    /// The row's first byte in its file (0 for an element of a JSON array).
+    pub offset: u64,
+    /// The row's length in bytes (0 for an element of a JSON array).
+    pub len: u64,
+}
+
+/// One or several report inputs read as one table: rows are numbered from 0 across the
+/// inputs in the order given (the second input's first row follows the first input's
+/// last), and every error names the file it is in when there are several.
+///
+/// With several inputs, an input without data rows is noted and skipped (the table must
+/// have one row somewhere), and CSV inputs must have the same columns, in any order.
+///
+/// ```
+/// use std::io::Cursor;
+/// use std::path::PathBuf;
+/// use sweeper_cli::input::ReportTable;
+///
+/// let a = "tp,output_throughput_tok_s\n1,100\n2,250\n";
+/// let b = "{\"config\": {\"tp\": 4}, \"report\": {\"output_throughput_tok_s\": 300}}\n";
+/// let mut table = ReportTable::new(vec![
+///     (PathBuf::from("a.csv"), Cursor::new(a)),
+///     (PathBuf::from("b.jsonl"), Cursor::new(b)),
+/// ]);
+/// let mut best = None;
+/// table.scan(|row, at| {
+///     let tok_s = row.report.get("output_throughput_tok_s").unwrap_or(0.0);
+///     if best.is_none_or(|(x, _)| tok_s > x) {
+///         best = Some((tok_s, at));
+///     }
+/// })?;
+/// let (_, at) = best.unwrap();
+/// assert_eq!(at.index, 2); // the first row of b.jsonl
+/// let again: Vec<_> = table.fetch(&[at])?.collect::<Result<_, _>>()?;
+/// assert_eq!(again[0].config["tp"], 4);
+/// # Ok::<(), sweeper_cli::input::InputError>(())
+/// ```
+#[derive(Debug)]
+pub struct ReportTable<R> {
+    shards: Vec<Shard<R>>,
+}
+
+#[derive(Debug)]
+struct Shard<R> {
+    path: PathBuf,
+    input: R,
+    first_row: usize,
+    rows: usize,
+    layout: Layout,
+}
+
+/// What the first reading learnt of an input, to read its rows again.
+#[derive(Debug, Clone)]
+enum Layout {
+    Unread,
+    /// No data rows.
+    Empty,
+    Csv {
+        bom: u64,
+        header: Vec<String>,
+        metric: Vec<bool>,
+    },
+    Lines {
+        bom: u64,
+    },
+    Array,
+}
+
+impl ReportTable<File> {
+    /// Opens every path; `-` is standard input, copied to a temporary file as it is read
+    /// so that its rows can be read again (it may be given once).
+    pub fn open(paths: &[PathBuf]) -> Result<Self, InputError> {
+        let mut inputs = Vec::with_capacity(paths.len());
+        let mut stdin = false;
+        for path in paths {
+            let dash = path.as_os_str() == "-";
+            if dash && std::mem::replace(&mut stdin, true) {
+                return Err(super::stdin_twice());
+            }
+            inputs.push((path.clone(), open_seekable(path)?));
+        }
+        Ok(Self::new(inputs))
+    }
+}
+
+impl<R: Read + Seek> ReportTable<R> {
+    /// A table of these inputs, in this order (each named by its path in errors).
+    pub fn new(inputs: Vec<(PathBuf, R)>) -> Self {
+        ReportTable {
+            shards: inputs
+                .into_iter()
+                .map(|(path, input)| Shard {
+                    path,
+                    input,
+                    first_row: 0,
+                    rows: 0,
+                    layout: Layout::Unread,
+                })
+                .collect(),
+        }
+    }
+
+    /// Rows of every input, once [`scan`](Self::scan) has read them.
+    pub fn rows(&self) -> usize {
+        self.shards.iter().map(|s| s.rows).sum()
+    }
+
+    /// Reads every row of every input, in order, and hands each to `visit` with where it
+    /// sits; returns notes for people about what was read in a way they may not expect: an
+    /// input without data rows (when there are several), and one per CSV metric column
+    /// with empty cells (each read as a missing metric), with the count over every input.
+    pub fn scan(
+        &mut self,
+        mut visit: impl FnMut(ReportRow, RowAt),
+    ) -> Result<Vec<String>, InputError> {
+        let several = self.shards.len() > 1;
+        let mut empty_cells: BTreeMap<String, usize> = BTreeMap::new();
+        let mut notes = Vec::new();
+        let mut first_header: Option<(PathBuf, Vec<String>)> = None;
+        let mut row = 0;
+        for shard in &mut self.shards {
+            shard.first_row = row;
+            let read = scan_input(
+                &shard.path,
+                &mut shard.input,
+                row,
+                &mut empty_cells,
+                several.then_some(&mut first_header),
+                &mut visit,
+            );
+            let (layout, rows) = match read {
+                Ok((_, 0)) | Err(InputError::Empty { .. }) if several => {
+                    notes.push(format!(
+                        "{}: no data rows; the other inputs are read",
+                        shard.path.display()
+                    ));
+                    (Layout::Empty, 0)
+                }
+                Ok((_, 0)) => {
+                    return Err(InputError::Empty {
+                        path: shard.path.clone(),
+                        detail: String::new(),
+                    });
+                }
+                Ok(read) => read,
+                Err(e) if several => return Err(e.in_file(&shard.path)),
+                Err(e) => return Err(e),
+            };
+            shard.layout = layout;
+            shard.rows = rows;
+            row += rows;
+        }
+        if row == 0 {
+            return Err(InputError::NoRows {
+                paths: self.shards.iter().map(|s| s.path.clone()).collect(),
+            });
+        }
+        notes.extend(empty_cells.into_iter().map(|(column, n)| {
+            format!(
+                "column {}: {n} empty cell{}, each read as a missing metric",
+                crate::text::quote(&column),
+                if n == 1 { "" } else { "s" }
+            )
+        }));
+        Ok(notes)
+    }
+
+    /// The rows at `wanted`, read again, in that order (each as [`scan`](Self::scan) handed
+    /// it out). A CSV or JSON Lines row is read from its offset; the rows of a JSON array
+    /// are found by reading the array again, once per call, and held until handed out.
+    pub fn fetch<'a>(&'a mut self, wanted: &'a [RowAt]) -> Result<Fetch<'a, R>, InputError> {
+        let mut held = HashMap::new();
+        for shard in &mut self.shards {
+            if !matches!(shard.layout, Layout::Array) {
+                continue;
+            }
+            let range = shard.first_row..shard.first_row + shard.rows;
+            let mine: HashSet<usize> = wanted
+                .iter()
+                .map(|at| at.index)
+                .filter(|i| range.contains(i))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let path = shard.path.clone();
+            rewind(&path, &mut shard.input)?;
+            let h = head(&path, &mut shard.input)?;
+            for_each_element(&path, h.reader, shard.first_row, |place, value| {
+                if mine.contains(&place.row) {
+                    held.insert(place.row, json_report(&path, place, value)?);
+                }
+                Ok(())
+            })?;
+        }
+        Ok(Fetch {
+            table: self,
+            wanted: wanted.iter(),
+            held,
+            bytes: Vec::new(),
+        })
+    }
+
+    fn shard_of(&mut self, index: usize) -> Option<&mut Shard<R>> {
+        let k = self
+            .shards
+            .partition_point(|s| s.first_row + s.rows <= index);
+        self.shards.get_mut(k).filter(|s| index >= s.first_row)
+    }
+}
+
+/// The rows [`ReportTable::fetch`] reads again, in the order asked for.
+#[derive(Debug)]
+pub struct Fetch<'a, R> {
+    table: &'a mut ReportTable<R>,
+    wanted: std::slice::Iter<'a, RowAt>,
+    held: HashMap<usize, ReportRow>,
+    bytes: Vec<u8>,
+}
+
+impl<R: Read + Seek> Fetch<'_, R> {
+    fn read(&mut self, at: RowAt) -> Result<ReportRow, InputError> {
+        if let Some(row) = self.held.remove(&at.index) {
+            return Ok(row);
+        }
+        let gone = |path: &Path| InputError::Format {
+            path: path.to_owned(),
+            detail: format!("row {} is not in the table read", at.index),
+        };
+        let Some(shard) = self.table.shard_of(at.index) else {
+            return Err(gone(Path::new("the table")));
+        };
+        let (bom, csv) = match &shard.layout {
+            Layout::Csv {
+                bom,
+                header,
+                metric,
+            } => (*bom, Some((header, metric))),
+            Layout::Lines { bom } => (*bom, None),
+            _ => return Err(gone(&shard.path)),
+        };
+        let path = &shard.path;
+        let io = |source| InputError::Io {
+            path: path.clone(),
+            source,
+        };
+        let len = usize::try_from(at.len).map_err(|_| gone(path))?;
+        shard
+            .input
+            .seek(SeekFrom::Start(bom + at.offset))
+            .map_err(io)?;
+        self.bytes.resize(len, 0);
+        shard.input.read_exact(&mut self.bytes).map_err(io)?;
+        // The line is known only to the first reading; nothing here reports it.
+        let place = Place {
+            line: None,
+            row: at.index,
+        };
+        match csv {
+            Some((header, metric)) => {
+                let record = record_at(path, &self.bytes)?;
+                csv_row(place, header, metric, &record, None)
+            }
+            None => json_report(path, place, line_at(path, &self.bytes)?),
+        }
+    }
+}
+
+impl<R: Read + Seek> Iterator for Fetch<'_, R> {
+    type Item = Result<ReportRow, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = *self.wanted.next()?;
+        Some(self.read(at))
+    }
+}
+
+fn rewind<R: Seek>(path: &Path, input: &mut R) -> Result<(), InputError> {
+    input
+        .seek(SeekFrom::Start(0))
+        .map(drop)
+        .map_err(|source| InputError::Io {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+/// Reads one input of a table (its rows numbered from `first_row`); returns what is needed
+/// to read its rows again and how many it has. `first_header` is the first CSV header of
+/// a table of several inputs, which every later CSV input must match.
+fn scan_input<R: Read + Seek>(
+    path: &Path,
+    input: &mut R,
+    first_row: usize,
+    empty: &mut BTreeMap<String, usize>,
+    first_header: Option<&mut Option<(PathBuf, Vec<String>)>>,
+    visit: &mut dyn FnMut(ReportRow, RowAt),
+) -> Result<(Layout, usize), InputError> {
+    rewind(path, input)?;
+    let h = head(path, input)?;
+    let bom = h.bom;
+    match h.format {
+        TableFormat::Csv => {
+            let mut rows = 0;
+            let on_header = |header: &[String]| {
+                match first_header {
+                    Some(Some((first, columns))) => same_columns(path, header, first, columns)?,
+                    Some(slot) => *slot = Some((path.to_owned(), header.to_vec())),
+                    None => {}
+                }
+                Ok(header
+                    .iter()
+                    .map(|h| KNOWN_METRICS.contains(&h.as_str()))
+                    .collect::<Vec<bool>>())
+            };
+            let each = |metric: &Vec<bool>, header: &[String], row, text: RecordRef<'_>| {
+                let place = Place {
+                    line: text.line,
+                    row,
+                };
+                let report = csv_row(place, header, metric, text.cells, Some(&mut *empty))?;
+                rows += 1;
+                visit(
+                    report,
+                    RowAt {
+                        index: row,
+                        offset: text.offset,
+                        len: text.len,
+                    },
+                );
+                Ok(())
+            };
+            let (header, metric) = for_each_text_row(path, h.reader, first_row, on_header, each)?;
+            Ok((
+                Layout::Csv {
+                    bom,
+                    header,
+                    metric,
+                },
+                rows,
+            ))
+        }
+        TableFormat::JsonLines => {
+            let rows = for_each_line(
+                path,
+                h.reader,
+                first_row,
+                RowFaults::InLineOrder,
+                |place, value, span| {
+                    visit(
+                        json_report(path, place, value)?,
+                        RowAt {
+                            index: place.row,
+                            offset: span.offset,
+                            len: span.len,
+                        },
+                    );
+                    Ok(())
+                },
+            )?;
+            Ok((Layout::Lines { bom }, rows))
+        }
+        TableFormat::JsonArray => {
+            let rows = for_each_element(path, h.reader, first_row, |place, value| {
+                visit(
+                    json_report(path, place, value)?,
+                    RowAt {
+                        index: place.row,
+                        offset: 0,
+                        len: 0,
+                    },
+                );
+                Ok(())
+            })?;
+            Ok((Layout::Array, rows))
+        }
+        TableFormat::Npy => Err(InputError::Format {
+            path: path.to_owned(),
+            detail: "a .npy matrix has no configs or report keys; `sweeper score` reads \
+                     JSON Lines, a JSON array or CSV (`sweeper front` reads .npy)"
+                .to_owned(),
+        }),
+    }
+}
+
+/// Checks that a CSV input of a table has the columns of the table's first CSV input.
+fn same_columns(
+    path: &Path,
+    header: &[String],
+    first: &Path,
+    columns: &[String],
+) -> Result<(), InputError> {
+    let missing: Vec<String> = columns
+        .iter()
+        .filter(|c| !header.contains(c))
+        .map(|c| crate::text::quote(c))
+        .collect();
+    let extra: Vec<String> = header
+        .iter()
+        .filter(|c| !columns.contains(c))
+        .map(|c| crate::text::quote(c))
+        .collect();
+    if missing.is_empty() && extra.is_empty() {
+        return Ok(());
+    }
+    let mut differences = Vec::new();
+    if !missing.is_empty() {
+        differences.push(format!("it lacks {}", missing.join(", ")));
+    }
+    if !extra.is_empty() {
+        differences.push(format!(
+            "{} {} not in {}",
+            extra.join(", "),
+            if extra.len() == 1 { "is" } else { "are" },
+            first.display()
+        ));
+    }
+    Err(InputError::Format {
+        path: path.to_owned(),
+        detail: format!(
+            "the CSV header differs from {}'s: {}. CSV inputs read as one table need the same \
+             columns (in any order): give every shard the same header",
+            first.display(),
+            differences.join("; ")
+        ),
+    })
+}
+
 /// Reads every candidate of a JSON Lines, JSON array or CSV file (decided by content); the
 /// path `-` reads standard input.
 pub fn read_reports(path: &Path) -> Result<Vec<ReportRow>, InputError> {
-    parse_reports(path, &read_bytes(path)?)
+    let mut rows = Vec::new();
+    ReportTable::open(&[path.to_owned()])?.scan(|row, _| rows.push(row))?;
+    Ok(rows)
 }
 
 /// [`read_reports`] of bytes already in memory; `path` only names them in errors.
@@ -52,61 +494,13 @@ pub fn parse_reports_with_notes(
 }
 
 /// [`parse_reports_with_notes`] one row at a time: hands every candidate to `visit` as it
-/// is read, in input order, and returns the notes. A caller that keeps a few numbers per
-/// row needs memory for those, not for the parsed rows. JSON Lines and CSV are read row by
-/// row; a JSON array is parsed whole first (one value), then handed out.
+/// is read, in input order, and returns the notes ([`ReportTable`] of one input).
 pub fn for_each_report(
     path: &Path,
     bytes: &[u8],
     mut visit: impl FnMut(ReportRow),
 ) -> Result<Vec<String>, InputError> {
-    let bytes = super::without_bom(bytes);
-    let mut empty: BTreeMap<String, usize> = BTreeMap::new();
-    let mut count = 0_usize;
-    let mut counted = |row: ReportRow| {
-        count += 1;
-        visit(row);
-    };
-    match sniff(bytes) {
-        TableFormat::Csv => csv_reports(path, bytes, &mut empty, &mut counted)?,
-        TableFormat::JsonLines => {
-            let text = utf8(path, bytes)?;
-            for_each_line(path, text, |place, value| {
-                counted(json_report(path, place, value)?);
-                Ok(())
-            })?;
-        }
-        TableFormat::JsonArray => {
-            for (place, value) in json_rows(path, bytes, true)? {
-                counted(json_report(path, place, value)?);
-            }
-        }
-        TableFormat::Npy => {
-            return Err(InputError::Format {
-                path: path.to_owned(),
-                detail: "a .npy matrix has no configs or report keys; `sweeper score` reads \
-                         JSON Lines, a JSON array or CSV (`sweeper front` reads .npy)"
-                    .to_owned(),
-            });
-        }
-    }
-    if count == 0 {
-        return Err(InputError::Empty {
-            path: path.to_owned(),
-            detail: String::new(),
-        });
-    }
-    let notes = empty
-        .into_iter()
-        .map(|(column, n)| {
-            format!(
-                "column {}: {n} empty cell{}, each read as a missing metric",
-                crate::text::quote(&column),
-                if n == 1 { "" } else { "s" }
-            )
-        })
-        .collect();
-    Ok(notes)
+    ReportTable::new(vec![(path.to_owned(), Cursor::new(bytes))]).scan(|row, _| visit(row))
 }
 
 /// Turns a scorer error about one candidate into an input error at its place.
@@ -193,47 +587,36 @@ fn config_value(cell: &str) -> Option<Value> {
     })
 }
 
-fn csv_reports(
-    path: &Path,
-    bytes: &[u8],
-    empty: &mut BTreeMap<String, usize>,
-    visit: &mut dyn FnMut(ReportRow),
-) -> Result<(), InputError> {
-    let mut metric_columns: Option<Vec<bool>> = None;
-    for_each_text_row(path, bytes, |headers, row, text| {
-        let is_metric = metric_columns.get_or_insert_with(|| {
-            headers
-                .iter()
-                .map(|h| KNOWN_METRICS.contains(&h.as_str()))
-                .collect()
-        });
-        let place = Place {
-            line: text.line,
-            row,
-        };
-        let mut config = Map::new();
-        let mut metrics = BTreeMap::new();
-        for ((name, cell), &metric) in headers.iter().zip(text.cells).zip(is_metric.iter()) {
-            if metric {
-                if cell.trim().is_empty() {
+/// One CSV data row as a candidate; `empty` counts the empty metric cells (first reading).
+fn csv_row(
+    place: Place,
+    headers: &[String],
+    is_metric: &[bool],
+    cells: &csv::StringRecord,
+    mut empty: Option<&mut BTreeMap<String, usize>>,
+) -> Result<ReportRow, InputError> {
+    let mut config = Map::new();
+    let mut metrics = BTreeMap::new();
+    for ((name, cell), &metric) in headers.iter().zip(cells).zip(is_metric) {
+        if metric {
+            if cell.trim().is_empty() {
+                if let Some(empty) = empty.as_deref_mut() {
                     *empty.entry(name.clone()).or_insert(0) += 1;
-                    continue;
                 }
-                let x = parse_number(cell).map_err(|detail| InputError::Value {
-                    place,
-                    column: name.clone(),
-                    detail,
-                })?;
-                metrics.insert(name.clone(), x);
-            } else if let Some(v) = config_value(cell) {
-                config.insert(name.clone(), v);
+                continue;
             }
+            let x = parse_number(cell).map_err(|detail| InputError::Value {
+                place,
+                column: name.clone(),
+                detail,
+            })?;
+            metrics.insert(name.clone(), x);
+        } else if let Some(v) = config_value(cell) {
+            config.insert(name.clone(), v);
         }
-        let report = Report::from_map(row, metrics).map_err(|e| at(place, e))?;
-        visit(checked_row(place, config, report)?);
-        Ok(())
-    })?;
-    Ok(())
+    }
+    let report = Report::from_map(place.row, metrics).map_err(|e| at(place, e))?;
+    checked_row(place, config, report)
 }
 
 #[cfg(test)]

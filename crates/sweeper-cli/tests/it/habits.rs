@@ -329,3 +329,33 @@ fn schema_is_json_schema_of_every_block() {
     );
     assert_eq!(schema["additionalProperties"], false);
 }
+
+#[test]
+fn score_reads_its_config_or_its_reports_from_standard_input_not_both() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let rows = "examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv";
+    let config = std::fs::read_to_string(root.join("examples/serving/pareto.yaml")).unwrap();
+    let from_file = sweeper(
+        &[
+            "score",
+            "--config",
+            "examples/serving/pareto.yaml",
+            rows,
+            "--format",
+            "csv",
+        ],
+        &root,
+        None,
+    );
+    assert_eq!(from_file.status.code(), Some(0));
+    let piped = sweeper(
+        &["score", "--config", "-", rows, "--format", "csv"],
+        &root,
+        Some(&config),
+    );
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
+    assert_eq!(piped.stdout, from_file.stdout);
+    let both = sweeper(&["score", "--config", "-", "-"], &root, Some(&config));
+    assert_eq!(both.status.code(), Some(2));
+    assert!(text(&both.stderr).contains("can be given once"));
+}

@@ -97,6 +97,34 @@ fn words(cmd: &str) -> Vec<String> {
     words
 }
 
+/// A word with one `*` in its last component expands to the matching files, sorted as a
+/// shell sorts them (as text); any other word is itself.
+fn glob(cwd: &Path, word: String) -> Vec<String> {
+    let (dir, pattern) = word.rsplit_once('/').unwrap_or(("", &word));
+    let Some((prefix, suffix)) = pattern.split_once('*') else {
+        return vec![word];
+    };
+    let mut found: Vec<String> = std::fs::read_dir(cwd.join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name.len() >= prefix.len() + suffix.len()
+                && name.starts_with(prefix)
+                && name.ends_with(suffix)
+        })
+        .map(|name| {
+            if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            }
+        })
+        .collect();
+    found.sort();
+    assert!(!found.is_empty(), "{word} matches nothing");
+    found
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -129,7 +157,10 @@ fn run_examples(args: &[&str], setup: &[&[&str]]) {
         assert_eq!(out.status.code(), Some(0), "setup {pre:?}");
     }
     for example in found {
-        let mut argv = words(&example);
+        let mut argv: Vec<String> = words(&example)
+            .into_iter()
+            .flat_map(|w| glob(dir.path(), w))
+            .collect();
         assert_eq!(argv.remove(0), "sweeper", "{example}");
         let mut redirect = None;
         if let Some(at) = argv.iter().position(|w| w == ">") {

@@ -15,5 +15,6 @@ mod rescore;
 mod resume;
 mod run;
 mod score;
+mod shards;
 mod terminal;
 mod validate;

@@ -365,3 +365,29 @@ fn silent_zeros_and_empty_cells_are_warned_about_once() {
     ]);
     assert!(!run.stderr.contains("read 0"), "{}", run.stderr);
 }
+
+/// A named pipe (as `<(zcat rows.csv.gz)` gives) cannot be read twice: it is copied to a
+/// temporary file as it is read, so the shown rows can be read again from there.
+#[cfg(unix)]
+#[test]
+fn reads_a_named_pipe_like_a_file() {
+    // 100, 125 and 25 tok/s/gpu over one hour
+    let csv = "tp,used_gpus,output_throughput_tok_s,gpu_hours,duration_ms\n\
+               1,1,100,1,3600000\n4,4,500,4,3600000\n2,2,50,2,3600000\n";
+    let (dir, path) = temp_file("r.csv", csv);
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, csv).unwrap())
+    };
+    let (piped, _) = score_json("kimi-throughput-per-gpu-4.yaml", &fifo);
+    writer.join().unwrap();
+    let (file, _) = score_json("kimi-throughput-per-gpu-4.yaml", &path);
+    assert_eq!(piped, file);
+    assert_eq!(indices(&piped), [1, 0, 2]);
+}
