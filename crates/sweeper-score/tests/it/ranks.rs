@@ -50,9 +50,9 @@ fn cloud(kind: &str, n: usize, d: usize, seed: u64) -> Vec<f64> {
         let t = rng.unit();
         let row: Vec<f64> = (0..d)
             .map(|_| match kind {
-                "uniform" => rng.unit(),
                 "correlated" => t + 0.1 * (rng.unit() - 0.5),
                 "grid" => (rng.unit() * 6.0).floor(),
+                // Uniform, and the start of anticorrelated.
                 _ => rng.unit(),
             })
             .collect();
