@@ -166,10 +166,6 @@ struct Tree<const K: usize> {
     pts: Vec<f64>,
     /// Per point its front + 1, 0 until placed.
     front: Vec<u32>,
-    /// Per point its leaf.
-    leaf: Vec<u32>,
-    /// Per node its points.
-    range: Vec<(u32, u32)>,
     /// Per node [`stride`] values from `base` on: the lower corner of its placed points
     /// rounded down to `f32`, the upper corner rounded up (a box at least as large as the
     /// exact one, so every test stays on the safe side), and their greatest front + 1 (0:
@@ -197,17 +193,13 @@ impl<const K: usize> Tree<K> {
             k,
             pts: tp,
             front: vec![0; m],
-            leaf: vec![0; m],
-            range: Vec::new(),
             node: Vec::new(),
             base: 0,
             stack: Vec::with_capacity(64),
         };
-        if m > 0 {
-            tree.leaves(1, 0, m);
-        }
+        let nodes = if m > 0 { last_node(1, 0, m) + 1 } else { 0 };
         let st = stride(k);
-        tree.node = vec![0.0; tree.range.len() * st + 16];
+        tree.node = vec![0.0; nodes * st + 16];
         // Only the address's remainder is read: where the first 64-byte boundary lies.
         tree.base = (64 - tree.node.as_ptr() as usize % 64) % 64 / 4;
         let base = tree.base;
@@ -219,22 +211,24 @@ impl<const K: usize> Tree<K> {
         (tree, slot)
     }
 
-    /// Records the points of node `node` (points `a..b`) and of its subtree, and every
-    /// point's leaf.
-    fn leaves(&mut self, node: usize, a: usize, b: usize) {
-        if self.range.len() <= node {
-            self.range.resize(2 * node + 2, (0, 0));
-        }
-        self.range[node] = (a as u32, b as u32);
-        if b - a <= LEAF {
-            for s in a..b {
-                self.leaf[s] = node as u32;
-            }
-        } else {
+    /// The nodes from the root down to point `s`'s leaf, each with its points; returns
+    /// the leaf's depth. Computed, not stored: a lookup per level would cost a cache miss
+    /// at each of the lower levels, the arithmetic costs none.
+    fn path(&self, s: usize, path: &mut [(u32, u32, u32); 34]) -> usize {
+        let (mut node, mut a, mut b) = (1, 0, self.front.len());
+        let mut depth = 0;
+        path[0] = (1, 0, b as u32);
+        while b - a > LEAF {
             let mid = a + (b - a) / 2;
-            self.leaves(2 * node, a, mid);
-            self.leaves(2 * node + 1, mid, b);
+            if s < mid {
+                (node, b) = (2 * node, mid);
+            } else {
+                (node, a) = (2 * node + 1, mid);
+            }
+            depth += 1;
+            path[depth] = (node as u32, a as u32, b as u32);
         }
+        depth
     }
 
     /// Node `node`'s values.
@@ -251,14 +245,16 @@ impl<const K: usize> Tree<K> {
         let k = dim::<K>(self.k);
         p.clear();
         p.extend_from_slice(&self.pts[s * k..(s + 1) * k]);
-        let mut node = self.leaf[s] as usize;
-        let (a, b) = self.range[node];
+        let mut path = [(0, 0, 0); 34];
+        let depth = self.path(s, &mut path);
+        let (_, a, b) = path[depth];
         let mut found = self.scan(a as usize, b as usize, p, 0);
-        while node > 1 {
-            let sib = node ^ 1;
-            let (a, b) = self.range[sib];
-            found = self.search(sib as u32, a, b, p, found);
-            node /= 2;
+        for i in (1..=depth).rev() {
+            let (node, _, _) = path[i];
+            let (_, pa, pb) = path[i - 1];
+            let mid = pa + (pb - pa) / 2;
+            let (a, b) = if node % 2 == 0 { (mid, pb) } else { (pa, mid) };
+            found = self.search(node ^ 1, a, b, p, found);
         }
         found
     }
@@ -349,8 +345,10 @@ impl<const K: usize> Tree<K> {
         let k = dim::<K>(self.k);
         let st = stride(k);
         self.front[s] = f;
-        let mut node = self.leaf[s] as usize;
-        while node >= 1 {
+        let mut path = [(0, 0, 0); 34];
+        let depth = self.path(s, &mut path);
+        for &(node, _, _) in path[..=depth].iter().rev() {
+            let node = node as usize;
             let at = self.base + node * st;
             let (pts, nd) = (&self.pts[s * k..(s + 1) * k], &mut self.node[at..at + st]);
             let mut grew = nd[2 * k].to_bits() < f;
@@ -365,8 +363,17 @@ impl<const K: usize> Tree<K> {
             if !grew {
                 break;
             }
-            node /= 2;
         }
+    }
+}
+
+/// The greatest node number in the subtree of `node` over points `a..b`.
+fn last_node(node: usize, a: usize, b: usize) -> usize {
+    if b - a <= LEAF {
+        node
+    } else {
+        let mid = a + (b - a) / 2;
+        last_node(2 * node, a, mid).max(last_node(2 * node + 1, mid, b))
     }
 }
 
