@@ -242,6 +242,25 @@ proptest! {
     }
 
     #[test]
+    fn ranks_are_invariant_under_power_of_two_column_scales(
+        ((d, dirs, data), shifts) in (
+            rank_matrix(1..=8, 150),
+            proptest::collection::vec(-60i32..=60, 8),
+        )
+    ) {
+        // Exact strictly increasing maps of each column: the same order, the same fronts.
+        let scaled: Vec<f64> = data
+            .iter()
+            .enumerate()
+            .map(|(k, &x)| x * 2f64.powi(shifts[k % d]))
+            .collect();
+        prop_assert_eq!(
+            nondominated_ranks(&scaled, d, &dirs).unwrap(),
+            nondominated_ranks(&data, d, &dirs).unwrap()
+        );
+    }
+
+    #[test]
     fn ranks_are_invariant_under_row_permutation(
         ((d, dirs, data), seed) in (rank_matrix(1..=6, 120), any::<u64>())
     ) {

@@ -173,3 +173,106 @@ fn empty_and_single_row_inputs() {
         );
     }
 }
+
+#[test]
+fn all_equal_rows_are_one_front() {
+    for d in 1..=11 {
+        let dirs = vec![Maximize; d];
+        for n in [2, 17, 1_000] {
+            // The same row n times, its zeros alternating in sign.
+            let data: Vec<f64> = (0..n * d)
+                .map(|k| if (k / d) % 2 == 0 { 0.0 } else { -0.0 })
+                .collect();
+            assert_eq!(
+                nondominated_ranks(&data, d, &dirs).unwrap(),
+                vec![0; n],
+                "d {d} n {n}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_few_distinct_rows_copied_many_times_match_the_oracle() {
+    // 12 distinct grid rows, each copied about 80 times in a scattered order: groups of
+    // copies far larger than a tree leaf, in every front.
+    for d in 2..=8 {
+        let mut rng = Rng(d as u64);
+        let distinct: Vec<f64> = (0..12 * d).map(|_| (rng.unit() * 4.0).floor()).collect();
+        let data: Vec<f64> = (0..1_000)
+            .flat_map(|_| {
+                let i = (rng.unit() * 12.0) as usize;
+                distinct[i * d..(i + 1) * d].to_vec()
+            })
+            .collect();
+        let dirs: Vec<Direction> = (0..d)
+            .map(|j| if j % 2 == 0 { Maximize } else { Minimize })
+            .collect();
+        assert_eq!(
+            nondominated_ranks(&data, d, &dirs).unwrap(),
+            nondominated_ranks_brute_force(&data, d, &dirs).unwrap(),
+            "d {d}"
+        );
+    }
+}
+
+#[test]
+fn rows_of_one_sum_are_one_front() {
+    // Integer rows with the same sum: none dominates another (one that is at least as
+    // large everywhere with the same sum is equal), so all share front 0, copies too;
+    // a row below all of them is alone in front 1.
+    for d in 2..=8 {
+        let mut rng = Rng(100 + d as u64);
+        let n = 4_000;
+        let mut data = Vec::with_capacity((n + 1) * d);
+        for _ in 0..n {
+            let row: Vec<f64> = (0..d - 1).map(|_| (rng.unit() * 1e6).floor()).collect();
+            let last = 1e7 - row.iter().sum::<f64>();
+            data.extend(row);
+            data.push(last);
+        }
+        data.extend(vec![-1.0; d]);
+        let mut want = vec![0; n];
+        want.push(1);
+        assert_eq!(
+            nondominated_ranks(&data, d, &vec![Maximize; d]).unwrap(),
+            want,
+            "d {d}"
+        );
+    }
+}
+
+#[test]
+fn ranks_depend_on_the_order_of_each_column_only() {
+    // Strictly increasing maps of a column keep every front: a power-of-two scale (exact),
+    // and a grid squeezed to 1 + g ε, values far closer than f32 can tell apart.
+    for d in 2..=6 {
+        for kind in ["uniform", "grid"] {
+            let data = cloud(kind, 3_000, d, 7 + d as u64);
+            let dirs = vec![Maximize; d];
+            let want = peel(&data, d, &dirs);
+            let scaled: Vec<f64> = data
+                .iter()
+                .enumerate()
+                .map(|(k, &x)| match k % d {
+                    0 => x * 2f64.powi(40),
+                    1 => x * 2f64.powi(-40),
+                    _ => x,
+                })
+                .collect();
+            assert_eq!(
+                nondominated_ranks(&scaled, d, &dirs).unwrap(),
+                want,
+                "{kind} {d}: scaled"
+            );
+            if kind == "grid" {
+                let squeezed: Vec<f64> = data.iter().map(|&g| 1.0 + g * f64::EPSILON).collect();
+                assert_eq!(
+                    nondominated_ranks(&squeezed, d, &dirs).unwrap(),
+                    want,
+                    "{kind} {d}: squeezed"
+                );
+            }
+        }
+    }
+}
