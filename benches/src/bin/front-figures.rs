@@ -8,6 +8,9 @@
 //! cargo run --release -p sweeper-benches --bin front-figures -- --simd baseline FILE.npy
 //! ```
 //!
+//! `--ranks` times `nondominated_ranks` instead (non-dominated sorting); the `front` column
+//! then holds the number of fronts.
+//!
 //! `--simd baseline|avx2|avx512` caps the vector instructions of the kernel's hot loops (it
 //! uses the widest the CPU has by default; the level in use goes to stderr).
 //!
@@ -60,7 +63,18 @@ fn gen_all(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
+/// What a timed call computes.
+#[derive(Clone, Copy)]
+enum Kernel {
+    /// `nondominated`.
+    Front,
+    /// `nondominated_sequential`.
+    FrontSequential,
+    /// `nondominated_ranks`.
+    Ranks,
+}
+
+fn time_file(path: &Path, repeat: usize, kernel: Kernel) -> std::io::Result<()> {
     let (data, d) = npy::read(BufReader::new(File::open(path)?))?;
     let dirs = vec![Direction::Maximize; d];
     // The protocol of `benches/peers/time_peers.py`, for every tool alike: one untimed
@@ -70,13 +84,17 @@ fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
     // there are `repeat` of them and they took 0.25 s, or until 2 s; the median.
     let call = || {
         let t = Instant::now();
-        let f = if seq {
-            sweeper_score::front::nondominated_sequential(&data, d, &dirs)
-        } else {
-            sweeper_score::front::nondominated(&data, d, &dirs)
+        let size = match kernel {
+            Kernel::Front => sweeper_score::front::nondominated(&data, d, &dirs).map(|f| f.len()),
+            Kernel::FrontSequential => {
+                sweeper_score::front::nondominated_sequential(&data, d, &dirs).map(|f| f.len())
+            }
+            // The number of fronts.
+            Kernel::Ranks => sweeper_score::front::nondominated_ranks(&data, d, &dirs)
+                .map(|r| r.iter().max().map_or(0, |m| m + 1)),
         }
         .map_err(std::io::Error::other)?;
-        Ok::<_, std::io::Error>((f.len(), t.elapsed().as_secs_f64() * 1e3))
+        Ok::<_, std::io::Error>((size, t.elapsed().as_secs_f64() * 1e3))
     };
     let mut times = Vec::with_capacity(repeat);
     let (mut front, first) = call()?;
@@ -108,7 +126,7 @@ fn time_file(path: &Path, repeat: usize, seq: bool) -> std::io::Result<()> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut repeat = 7;
-    let mut seq = false;
+    let mut kernel = Kernel::Front;
     let mut files: Vec<PathBuf> = Vec::new();
     let mut k = 0;
     while k < args.len() {
@@ -133,7 +151,8 @@ fn main() -> ExitCode {
                 k += 1;
             }
             "--npy" => {}
-            "--seq" => seq = true,
+            "--seq" => kernel = Kernel::FrontSequential,
+            "--ranks" => kernel = Kernel::Ranks,
             other => files.push(PathBuf::from(other)),
         }
         k += 1;
@@ -146,7 +165,7 @@ fn main() -> ExitCode {
         println!("file\tn\td\tfront\tmedian_ms\tmin_ms");
     }
     for f in &files {
-        if let Err(e) = time_file(f, repeat, seq) {
+        if let Err(e) = time_file(f, repeat, kernel) {
             eprintln!("front-figures: {}: {e}", f.display());
             return ExitCode::FAILURE;
         }

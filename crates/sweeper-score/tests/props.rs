@@ -67,6 +67,29 @@ fn big_matrix() -> impl Strategy<Value = (usize, Vec<Direction>, Vec<f64>)> {
     })
 }
 
+/// (d, directions, data) for the ranks: d in `dims`, up to `max_n` rows on a grid of
+/// `levels` integers per column (ties and duplicates everywhere), with some ±inf and -0.0.
+fn rank_matrix(
+    dims: std::ops::RangeInclusive<usize>,
+    max_n: usize,
+) -> impl Strategy<Value = (usize, Vec<Direction>, Vec<f64>)> {
+    (dims, 1..=max_n, 2..12i32).prop_flat_map(|(d, n, levels)| {
+        (
+            Just(d),
+            proptest::collection::vec(direction(), d),
+            proptest::collection::vec(
+                prop_oneof![
+                    30 => (0..levels).prop_map(f64::from),
+                    1 => Just(-0.0),
+                    1 => prop_oneof![Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+                    2 => -1.0e3..1.0e3f64,
+                ],
+                n * d,
+            ),
+        )
+    })
+}
+
 fn row(data: &[f64], d: usize, i: usize) -> &[f64] {
     &data[i * d..(i + 1) * d]
 }
@@ -198,6 +221,58 @@ proptest! {
             nondominated_ranks(&data, d, &dirs).unwrap(),
             nondominated_ranks_brute_force(&data, d, &dirs).unwrap()
         );
+    }
+
+    #[test]
+    fn ranks_match_peeling_on_grids_of_three_to_six_columns(
+        (d, dirs, data) in rank_matrix(3..=6, 300)
+    ) {
+        prop_assert_eq!(
+            nondominated_ranks(&data, d, &dirs).unwrap(),
+            nondominated_ranks_brute_force(&data, d, &dirs).unwrap()
+        );
+    }
+
+    #[test]
+    fn ranks_match_peeling_past_eight_columns((d, dirs, data) in rank_matrix(7..=11, 80)) {
+        prop_assert_eq!(
+            nondominated_ranks(&data, d, &dirs).unwrap(),
+            nondominated_ranks_brute_force(&data, d, &dirs).unwrap()
+        );
+    }
+
+    #[test]
+    fn ranks_are_invariant_under_power_of_two_column_scales(
+        ((d, dirs, data), shifts) in (
+            rank_matrix(1..=8, 150),
+            proptest::collection::vec(-60i32..=60, 8),
+        )
+    ) {
+        // Exact strictly increasing maps of each column: the same order, the same fronts.
+        let scaled: Vec<f64> = data
+            .iter()
+            .enumerate()
+            .map(|(k, &x)| x * 2f64.powi(shifts[k % d]))
+            .collect();
+        prop_assert_eq!(
+            nondominated_ranks(&scaled, d, &dirs).unwrap(),
+            nondominated_ranks(&data, d, &dirs).unwrap()
+        );
+    }
+
+    #[test]
+    fn ranks_are_invariant_under_row_permutation(
+        ((d, dirs, data), seed) in (rank_matrix(1..=6, 120), any::<u64>())
+    ) {
+        let n = data.len() / d;
+        let mut perm: Vec<usize> = (0..n).collect();
+        perm.sort_by_key(|&i| (i as u64 ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17));
+        let shuffled: Vec<f64> = perm.iter().flat_map(|&i| row(&data, d, i).iter().copied()).collect();
+        let ranks = nondominated_ranks(&data, d, &dirs).unwrap();
+        let moved = nondominated_ranks(&shuffled, d, &dirs).unwrap();
+        for (k, &i) in perm.iter().enumerate() {
+            prop_assert_eq!(moved[k], ranks[i]);
+        }
     }
 
     #[test]
