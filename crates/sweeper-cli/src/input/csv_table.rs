@@ -136,14 +136,21 @@ pub(super) fn numeric_columns<R: Read>(
             Ok(true) => {}
             Err(e) => return Err(csv_error(path, &rdr, e, row)),
         }
-        let start = record
-            .position()
-            .map(|p| rdr.get_ref().record_start(p.byte()));
-        let line = start.map(|at| rdr.get_mut().advance_to(at));
+        // Lines are needed only for an error: the bytes kept are counted and forgotten a
+        // megabyte at a time, not row by row.
+        if rdr.get_ref().kept() >= 1 << 20
+            && let Some(p) = record.position()
+        {
+            let at = rdr.get_ref().record_start(p.byte());
+            rdr.get_mut().advance_to(at);
+        }
         for (&at, name) in positions.iter().zip(columns) {
             let cell = std::str::from_utf8(&record[at]).unwrap_or("\u{fffd}");
             let x = parse_number(cell).map_err(|detail| InputError::Value {
-                place: Place { line, row },
+                place: Place {
+                    line: line_at(&rdr, record.position()),
+                    row,
+                },
                 column: name.clone(),
                 detail,
             })?;
@@ -344,6 +351,54 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[1].line, Some(5));
         assert_eq!(rows[1].cells, ["2", "y"]);
+    }
+
+    /// Rows over a few megabytes, with comment and blank lines between them, ending in a
+    /// faulty row: the lines must still count from the top.
+    fn long_table(last: &str) -> (String, u64) {
+        let mut text = String::from("# long\nx,y\n");
+        let mut line = 2;
+        for i in 0..200_000 {
+            if i % 7 == 0 {
+                text.push_str("# a comment, with a comma\n\n");
+                line += 2;
+            }
+            text.push_str(&format!("{i},{}\n", i % 13));
+            line += 1;
+        }
+        text.push_str(last);
+        (text, line + 1)
+    }
+
+    #[test]
+    fn lines_of_a_long_table_count_from_the_top() {
+        let (text, line) = long_table("1,nan\n");
+        let err = numeric_columns(Path::new("t.csv"), text.as_bytes(), &cols(&["y"])).unwrap_err();
+        assert!(
+            err.to_string().starts_with(&format!(
+                "line {line} (row 200000), column `y`: value is NaN"
+            )),
+            "{err}"
+        );
+        let (text, line) = long_table("1,2,3\n");
+        let err = numeric_columns(Path::new("t.csv"), text.as_bytes(), &cols(&["y"])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("line {line} (row 200000): 3 fields where the header has 2")
+        );
+        let mut last = None;
+        for_each_text_row(
+            Path::new("t.csv"),
+            text.as_bytes(),
+            0,
+            |_| Ok(()),
+            |(), _, row, r| {
+                last = Some((row, r.line));
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert_eq!(last, Some((199_999, Some(line - 1))));
     }
 
     #[test]

@@ -210,6 +210,11 @@ impl<R> LineTracker<R> {
         self.start.saturating_add(ahead).min(self.buf.len())
     }
 
+    /// Bytes kept (read since the record last advanced to).
+    pub(super) fn kept(&self) -> usize {
+        self.buf.len() - self.start
+    }
+
     /// The stream offset where the text of a record read from `pos` starts: past blank
     /// lines and `#` comment lines.
     pub(super) fn record_start(&self, pos: u64) -> u64 {
@@ -239,7 +244,8 @@ impl<R> LineTracker<R> {
     }
 
     /// The line of the record that starts at `at`, forgetting the bytes before it (records
-    /// are visited in order, so no earlier position is asked for again).
+    /// are visited in order, so no earlier position is asked for again; any later one can
+    /// be, counting from here).
     pub(super) fn advance_to(&mut self, at: u64) -> u64 {
         let line = self.line_at(at);
         let end = self.index(at);
