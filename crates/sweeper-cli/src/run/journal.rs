@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use sweeper_goal::SweepConfig;
+use sweeper_goal::{Schedule, SweepConfig};
 
 /// The keys of `sweep:` that only bound the budget of a sweep: a journal resumes under a
 /// config where they differ (that extends or shortens the sweep), never where anything else
@@ -147,11 +147,18 @@ fn fingerprint(text: &str) -> String {
 }
 
 /// What a trial means: the config as JSON without the budget keys of `sweep:`.
+///
+/// `sweep.schedule` is part of the meaning (a journal replays in the order its schedule
+/// wrote it), but only when it is `async`: the journals of sweepers older than the key
+/// carry none, and must go on resuming under the default `rounds`.
 pub(crate) fn meaning(config: &SweepConfig) -> Value {
     let mut v = config.to_json_value();
     if let Some(Value::Object(sweep)) = v.get_mut("sweep") {
         for key in BUDGET_KEYS {
             sweep.remove(key);
+        }
+        if config.sweep.schedule == Schedule::Rounds {
+            sweep.remove("schedule");
         }
     }
     v
@@ -542,6 +549,45 @@ mod tests {
             err.to_string().contains("sweep.algorithm, sweep.seed"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_journal_of_a_sweeper_without_schedule_resumes_under_rounds_only() {
+        // the header as sweepers before `sweep.schedule` wrote it: no such key anywhere
+        let rounds = config("");
+        let mut old = rounds.to_json_value();
+        let sweep = old["sweep"].as_object_mut().unwrap();
+        for key in BUDGET_KEYS.iter().copied().chain(["schedule"]) {
+            sweep.remove(key);
+        }
+        let header = serde_json::json!({
+            "kind": "header", "sweeper": "0.1.0",
+            "fingerprint": fingerprint(&old.to_string()), "seed": 42, "config": old,
+        });
+        let suggest = r#"{"kind":"suggest","trial":0,"batch":0,"count":2,"parameters":{"tp":1}}"#;
+        let outcome = r#"{"kind":"outcome","trial":0,"status":"failed","reason":"x"}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        std::fs::write(&path, format!("{header}\n{suggest}\n{outcome}\n")).unwrap();
+        let j = FileJournal::open(&path, &rounds).unwrap();
+        assert_eq!(j.finished_trials(), 1);
+        assert_eq!(j.replay().batches, [2]);
+        drop(j);
+        let explicit = config(", schedule: rounds");
+        drop(FileJournal::open(&path, &explicit).unwrap());
+        // the same trials under another schedule mean another replay order: refused
+        let err = FileJournal::open(&path, &config(", schedule: async")).unwrap_err();
+        match &err {
+            RunError::JournalMismatch { keys, .. } => assert_eq!(keys, &["sweep.schedule"]),
+            other => panic!("{other}"),
+        }
+        // and the header of an async journal names its schedule
+        let path = dir.path().join("a.jsonl");
+        drop(FileJournal::create(&path, &config(", schedule: async")).unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(r#""schedule":"async""#), "{text}");
+        let err = FileJournal::open(&path, &rounds).unwrap_err();
+        assert!(err.to_string().contains("sweep.schedule"), "{err}");
     }
 
     #[test]
