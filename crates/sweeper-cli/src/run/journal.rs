@@ -8,6 +8,13 @@
 //!   `K`-th call of the proposer, which asked for `N` trials
 //! - `{"kind":"outcome","trial":ID,"status":"feasible"|...,"reason":..,"report":{..}}`
 //!
+//! Under `sweep.schedule: async` (the header's config says so) the lines are also the
+//! order of the calls: the suggestion lines of a call are written before anything else
+//! happens, and an outcome line just before its trial is observed, so resume replays the
+//! lines in file order and reaches the study state of the run that wrote them. Under
+//! `rounds` an outcome is written as it arrives and observed at the end of its round, in
+//! trial order, which resume rebuilds from the batches.
+//!
 //! Numbers that may be infinite are written as `"inf"` / `"-inf"`
 //! ([`sweeper_score::json_f64`]); NaN never enters (reports holding one are failures).
 //!
@@ -88,6 +95,15 @@ pub(crate) struct Recorded {
     pub(crate) report: Option<RawReport>,
 }
 
+/// One call of the proposer, as the lines of a journal record it, in line order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// The first suggestion line of a call of the proposer that asked for `count` trials.
+    Batch { count: usize },
+    /// An outcome line (`line` is 1-based).
+    Outcome { trial: u64, line: usize },
+}
+
 /// What a journal holds: every trial, the order of suggestions and the size of each call.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Replay {
@@ -97,6 +113,11 @@ pub(crate) struct Replay {
     pub(crate) order: Vec<u64>,
     /// The count each call of the proposer asked for, in call order.
     pub(crate) batches: Vec<usize>,
+    /// The calls and outcomes in line order: under `schedule: async` the order in which the
+    /// proposer was called and told (each line is written before the next call).
+    pub(crate) events: Vec<Event>,
+    /// Whether the header says `schedule: async`.
+    pub(crate) asynchronous: bool,
 }
 
 impl Replay {
@@ -422,6 +443,10 @@ fn parse(
                     return Err(bad(number, "a second header".into()));
                 }
                 title = recorded_title;
+                replay.asynchronous = recorded.as_ref().is_some_and(|c| {
+                    c.pointer("/sweep/schedule").and_then(Value::as_str)
+                        == Some(Schedule::Async.name())
+                });
                 if let Some(config) = config {
                     check_header(path, config, &found, recorded.as_ref())?;
                 }
@@ -458,6 +483,7 @@ fn parse(
                     }
                     if batch == replay.batches.len() {
                         replay.batches.push(count);
+                        replay.events.push(Event::Batch { count });
                     } else if batch > replay.batches.len() {
                         return Err(bad(
                             number,
@@ -481,6 +507,10 @@ fn parse(
                 entry.status = status;
                 entry.reason = reason;
                 entry.report = report;
+                replay.events.push(Event::Outcome {
+                    trial,
+                    line: number + 1,
+                });
             }
         }
     }
