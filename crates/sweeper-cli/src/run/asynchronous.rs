@@ -1,26 +1,6 @@
 //! The asynchronous schedule (`sweep.schedule: async`): `parallel_evals` slots, each
-//! refilled the moment its evaluation ends.
-//!
-//! - Whenever slots are free (and nothing is waiting for one), the proposer is asked once
-//!   for as many trials as there are free slots, with every running trial still pending in
-//!   it: at the start that is one batch of `parallel_evals`, then mostly `suggest(1)`.
-//!   Outcomes that arrive together are each observed before the next call.
-//! - Each outcome is journaled and observed the moment it arrives, in arrival order; the
-//!   ledger records trials in that order too (so `RunResult::trials` is in outcome order).
-//! - The budget is [`SweepSettings::trial_budget`](sweeper_goal::SweepSettings::trial_budget)
-//!   trials, counted as the proposer returns them: cache hits and trials over the GPU
-//!   budget count, so a sweep that ends normally has exactly that many trials.
-//! - A duplicate of a configuration that is being evaluated waits for it and is answered
-//!   from the cache when its outcome arrives (it takes no slot); a duplicate of one already
-//!   evaluated is answered at once.
-//! - `max_consecutive_failures` failed evaluations in a row (in arrival order) stop the
-//!   sweep: nothing new starts, the running evaluations finish and are journaled.
-//! - Resume replays the journal's lines in file order (each suggestion call with the count
-//!   it asked for, each outcome where it was recorded), so the proposer reaches the state
-//!   of the run that wrote them. Trials that were suggested but had not finished when that
-//!   run died stay pending in the proposer, exactly as they were, and are **evaluated again
-//!   first** (in trial id order), before anything new is suggested: they are part of the
-//!   budget already, and re-suggesting them would change what the study has seen.
+//! refilled the moment its evaluation ends. Its decisions are listed in the docs of
+//! [`crate::run`].
 
 use super::journal::{Event, Line};
 use super::ledger::{Entry, Source, classify, replayed_source};
@@ -47,6 +27,15 @@ struct Slots {
     /// Duplicates of a configuration in `ready` or `running`, by its key: answered from
     /// the cache once it has its outcome.
     waiting: HashMap<String, Vec<Prepared>>,
+}
+
+/// Why the slots stop being filled.
+#[derive(Default)]
+struct End {
+    /// `max_consecutive_failures` was reached.
+    stopped: bool,
+    /// The journal or the proposer failed: the sweep ends with this error.
+    error: Option<RunError>,
 }
 
 /// Whether a trial's outcome still needs its journal line when it is closed.
@@ -197,71 +186,80 @@ impl Engine<'_, '_> {
         jobs: &mpsc::Sender<(u64, EvalRequest)>,
         done: &mpsc::Receiver<(u64, EvalOutcome)>,
     ) -> Result<(), RunError> {
-        let limit = self.config.sweep.max_consecutive_failures.max(1) as usize;
-        let gpu_budget = self.config.search_space.gpu_budget as f64;
-        let mut stopped = false;
-        let mut error: Option<RunError> = None;
+        let mut end = End::default();
         loop {
-            if error.is_none()
-                && !stopped
+            if end.error.is_none()
+                && !end.stopped
                 && let Err(e) = self.fill(proposer, slots, workers, jobs)
             {
-                error = Some(e);
+                end.error = Some(e);
             }
             if slots.running.is_empty() {
                 break;
             }
-            let Ok((trial, outcome)) = done.recv() else {
+            let Ok(first) = done.recv() else {
                 break;
             };
-            let Some(p) = slots.running.remove(&trial) else {
-                continue;
-            };
-            slots.evaluating.remove(&p.key);
-            let (status, reason, report) = classify(&outcome, p.declared_gpus, gpu_budget);
-            if error.is_some() {
-                // the sweep ends on an error: keep what finished in the journal (resume
-                // replays it), tell nobody else
-                let _ = self.log(&Line::Outcome {
-                    trial,
-                    status,
-                    reason,
-                    report,
-                });
-                continue;
-            }
-            if status == Status::Failed {
-                self.failures_in_row
-                    .push(reason.clone().unwrap_or_default());
-                if self.failures_in_row.len() >= limit {
-                    stopped = true;
-                }
-            } else {
-                self.failures_in_row.clear();
-            }
-            let finished = self
-                .log(&Line::Outcome {
-                    trial,
-                    status,
-                    reason,
-                    report,
-                })
-                .and_then(|()| {
-                    let key = p.key.clone();
-                    self.close(proposer, p, Source::Evaluated(outcome), Journaled::Written)?;
-                    self.release(proposer, slots, &key)
-                });
-            if let Err(e) = finished {
-                error = Some(e);
+            // outcomes that arrived together are all observed before the next suggestion
+            let arrived: Vec<(u64, EvalOutcome)> =
+                std::iter::once(first).chain(done.try_iter()).collect();
+            for (trial, outcome) in arrived {
+                self.arrive(proposer, slots, trial, outcome, &mut end);
             }
         }
-        if let Some(e) = error {
+        if let Some(e) = end.error {
             return Err(e);
         }
-        if stopped {
+        if end.stopped {
             return Err(self.too_many_failures());
         }
         Ok(())
+    }
+
+    /// One evaluation's outcome: journaled, recorded, observed, and the duplicates that
+    /// waited for it answered; once the sweep is ending on an error, only journaled.
+    fn arrive(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        slots: &mut Slots,
+        trial: u64,
+        outcome: EvalOutcome,
+        end: &mut End,
+    ) {
+        let Some(p) = slots.running.remove(&trial) else {
+            return;
+        };
+        slots.evaluating.remove(&p.key);
+        let gpu_budget = self.config.search_space.gpu_budget as f64;
+        let (status, reason, report) = classify(&outcome, p.declared_gpus, gpu_budget);
+        let line = Line::Outcome {
+            trial,
+            status,
+            reason: reason.clone(),
+            report,
+        };
+        if end.error.is_some() {
+            // keep what finished in the journal (resume replays it), tell nobody else
+            let _ = self.log(&line);
+            return;
+        }
+        if status == Status::Failed {
+            self.failures_in_row.push(reason.unwrap_or_default());
+            let limit = self.config.sweep.max_consecutive_failures.max(1) as usize;
+            if self.failures_in_row.len() >= limit {
+                end.stopped = true;
+            }
+        } else {
+            self.failures_in_row.clear();
+        }
+        let key = p.key.clone();
+        let finished = self
+            .log(&line)
+            .and_then(|()| self.close(proposer, p, Source::Evaluated(outcome), Journaled::Written))
+            .and_then(|()| self.release(proposer, slots, &key));
+        if let Err(e) = finished {
+            end.error = Some(e);
+        }
     }
 
     /// Fills the free slots: trials waiting for one first, then new suggestions.

@@ -20,6 +20,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! `sweep.schedule` picks the loop: `rounds` (the default) is SPEC 7, with the decisions
+//! below; `async` keeps every slot busy, with the decisions after them. Both feed the same
+//! [`Ledger`] and journal.
+//!
 //! Decisions where the SPEC is silent:
 //! - A round asks the proposer for as many trials as it still needs (at most the attempts
 //!   and the `max_trials` left), evaluates them with up to `parallel_evals` at once, and then
@@ -41,6 +45,36 @@
 //! - A report holding NaN is a failed evaluation: NaN never reaches the journal.
 //! - When the proposer cannot propose anything new (a finite space fully explored), the
 //!   search ends after that batch.
+//!
+//! Under `sweep.schedule: async` (an extension beyond the SPEC):
+//! - Whenever slots are free (and nothing is waiting for one), the proposer is asked once
+//!   for as many trials as there are free slots, with every running trial still pending in
+//!   it: at the start that is one batch of `parallel_evals`, then mostly `suggest(1)`.
+//!   Outcomes that arrive together are each observed before the next call.
+//! - Each outcome is journaled and observed the moment it arrives, in arrival order; the
+//!   ledger records trials in that order too (so `RunResult::trials` is in outcome order).
+//! - The budget is [`SweepSettings::trial_budget`](sweeper_goal::SweepSettings::trial_budget)
+//!   trials, counted as the proposer returns them: cache hits and trials over the GPU
+//!   budget count, so a sweep that ends normally has exactly that many trials.
+//! - A duplicate of a configuration that is being evaluated waits for it and is answered
+//!   from the cache when its outcome arrives (it takes no slot); a duplicate of one already
+//!   evaluated is answered at once.
+//! - `max_consecutive_failures` failed evaluations in a row (in arrival order) stop the
+//!   sweep: nothing new starts, the running evaluations finish and are journaled.
+//! - Resume replays the journal's lines in file order (each suggestion call with the count
+//!   it asked for, each outcome where it was recorded), so the proposer reaches the state
+//!   of the run that wrote them. Trials that were suggested but had not finished when that
+//!   run died stay pending in the proposer, exactly as they were, and are **evaluated again
+//!   first** (in trial id order), before anything new is suggested: they are part of the
+//!   budget already, and re-suggesting them would change what the study has seen.
+//! - The study knows every running trial as pending: it never proposes one again, and the
+//!   default algorithm conditions its variance on them and, with several metrics, believes
+//!   their posterior means into the front (see `sweeper-sampler`).
+//! - Unlike rounds, the result depends on the order outcomes arrive in (the same seed gives
+//!   the same first batch, not the same sweep); the journal records that order, so a
+//!   resumed sweep, a resume of a finished one and [`result_from_journal`] reproduce it. A
+//!   journal resumes only under the schedule that wrote it (`sweep.schedule` is not a
+//!   budget key).
 
 mod asynchronous;
 mod journal;
