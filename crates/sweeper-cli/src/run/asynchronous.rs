@@ -431,7 +431,7 @@ sweep: {schedule: async, parallel_evals: 3, max_trials: 14, seed: 5}";
     impl Evaluator for Sleepy {
         fn evaluate(&self, _worker: usize, request: &EvalRequest) -> EvalOutcome {
             self.calls.lock().unwrap().push(request.id);
-            let ms = if request.id % 3 == 0 { 60 } else { 2 };
+            let ms = if request.id.is_multiple_of(3) { 60 } else { 2 };
             std::thread::sleep(Duration::from_millis(ms));
             if self.fail {
                 return EvalOutcome::Failed("broken".into());
@@ -656,15 +656,14 @@ sweep: {schedule: async, parallel_evals: 3, max_trials: 14, seed: 5}";
         fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
             let mut out: Vec<Trial> = Vec::new();
             while out.len() < count {
-                match self.copies.pop_front() {
-                    Some(t) => out.push(t),
-                    None => {
-                        let t = self.study.suggest(1)?.remove(0);
-                        let mut copy = t.clone();
-                        copy.id += COPY;
-                        self.copies.push_back(copy);
-                        out.push(t);
-                    }
+                if let Some(t) = self.copies.pop_front() {
+                    out.push(t);
+                } else {
+                    let t = self.study.suggest(1)?.remove(0);
+                    let mut copy = t.clone();
+                    copy.id += COPY;
+                    self.copies.push_back(copy);
+                    out.push(t);
                 }
             }
             Ok(out)
