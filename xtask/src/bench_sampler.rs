@@ -4,6 +4,12 @@
 //! One run per (problem, algorithm, batch, seed) at the largest budget; each budget's cell
 //! reads the first `trials` trials of that run (a batch cut by the budget counts only its
 //! first members, which are exactly what a smaller last batch would have proposed).
+//!
+//! `--in-flight K` adds the asynchronous schedule of `sweep.schedule: async`: `K` trials
+//! are suggested, then each time one of the running trials finishes (a seeded draw among
+//! them, as evaluations of varying length finish in no fixed order) it is observed and one
+//! trial is suggested with the other `K - 1` still pending. Its rows read `aK` in the batch
+//! column (`"in_flight": K` in JSON).
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -19,6 +25,7 @@ struct Options {
     problems: Vec<Problem>,
     trials: Vec<usize>,
     batches: Vec<usize>,
+    in_flight: Vec<usize>,
     seeds: u64,
     algorithms: Vec<Algorithm>,
     json: bool,
@@ -35,6 +42,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
         problems: Problem::ALL.to_vec(),
         trials: vec![30, 50, 150],
         batches: vec![1, 8],
+        in_flight: Vec::new(),
         seeds: 5,
         algorithms: vec![Algorithm::Default, Algorithm::Random],
         json: false,
@@ -50,6 +58,9 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
             "--problem" => o.problems = list(value()?, Problem::from_name)?,
             "--trials" => o.trials = list(value()?, |s| s.parse().ok())?,
             "--batch" => o.batches = list(value()?, |s| s.parse().ok().filter(|&b| b > 0))?,
+            "--in-flight" => {
+                o.in_flight = list(value()?, |s| s.parse().ok().filter(|&b| b > 0))?;
+            }
             "--seeds" => o.seeds = value()?.parse()?,
             "--algorithm" => o.algorithms = list(value()?, Algorithm::from_name)?,
             "--format" => {
@@ -61,7 +72,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
             }
             other => anyhow::bail!(
                 "unknown flag `{other}`; flags: --problem zdt1,dtlz2,serving --trials 30,50,150 \
-                 --batch 1,8 --seeds 5 --algorithm default,random,quasi_random,grid \
+                 --batch 1,8 --in-flight 4 --seeds 5 --algorithm default,random,quasi_random,grid \
                  --format table|json"
             ),
         }
@@ -81,10 +92,26 @@ struct Run {
     calls: Vec<(usize, f64)>,
 }
 
+/// How trials are asked for: batches observed whole, or `K` kept in flight.
+#[derive(Clone, Copy)]
+enum Mode {
+    Batch(usize),
+    InFlight(usize),
+}
+
+impl Mode {
+    fn label(self) -> String {
+        match self {
+            Mode::Batch(b) => b.to_string(),
+            Mode::InFlight(k) => format!("a{k}"),
+        }
+    }
+}
+
 fn run_one(
     problem: Problem,
     algorithm: Algorithm,
-    batch: usize,
+    mode: Mode,
     seed: u64,
     budget: usize,
     true_hv: f64,
@@ -94,15 +121,37 @@ fn run_one(
     let mut hv = vec![0.0];
     let mut calls = Vec::new();
     let mut done = 0;
+    let mut suggested = 0;
+    let mut running: Vec<sweeper_sampler::Trial> = Vec::new();
+    // which running trial finishes next (xorshift, seeded per run)
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     while done < budget {
-        let k = batch.min(budget - done);
-        let t0 = Instant::now();
-        let trials = study.suggest(k)?;
-        calls.push((done, t0.elapsed().as_secs_f64() * 1e3));
-        if trials.is_empty() {
+        let (ask, observe_all) = match mode {
+            Mode::Batch(b) => (b.min(budget - done), true),
+            Mode::InFlight(k) => (
+                k.saturating_sub(running.len()).min(budget - suggested),
+                false,
+            ),
+        };
+        if ask > 0 {
+            let t0 = Instant::now();
+            let trials = study.suggest(ask)?;
+            calls.push((done, t0.elapsed().as_secs_f64() * 1e3));
+            suggested += trials.len();
+            running.extend(trials);
+        }
+        if running.is_empty() {
             break;
         }
-        for t in trials {
+        let finished: Vec<sweeper_sampler::Trial> = if observe_all {
+            std::mem::take(&mut running)
+        } else {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            vec![running.remove((state % running.len() as u64) as usize)]
+        };
+        for t in finished {
             match problem.evaluate(&t.params) {
                 Some(values) => {
                     points.push(problem.hv_point(&values));
@@ -150,9 +199,14 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     for &problem in &o.problems {
         let true_hv = problem.true_hypervolume();
         for &algorithm in &o.algorithms {
-            for &batch in &o.batches {
+            let modes = o
+                .batches
+                .iter()
+                .map(|&b| Mode::Batch(b))
+                .chain(o.in_flight.iter().map(|&k| Mode::InFlight(k)));
+            for mode in modes {
                 let runs: Vec<Run> = (0..o.seeds)
-                    .map(|seed| run_one(problem, algorithm, batch, seed, budget, true_hv))
+                    .map(|seed| run_one(problem, algorithm, mode, seed, budget, true_hv))
                     .collect::<anyhow::Result<_>>()?;
                 for &t in &o.trials {
                     let mut hvs: Vec<f64> =
@@ -166,7 +220,11 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
                     let t_med = median(&mut times);
                     let t_max = times.last().copied().unwrap_or(f64::NAN);
                     if o.json {
-                        let line = serde_json::json!({
+                        let (batch, in_flight) = match mode {
+                            Mode::Batch(b) => (b, None),
+                            Mode::InFlight(k) => (1, Some(k)),
+                        };
+                        let mut line = serde_json::json!({
                             "problem": problem.name(),
                             "algorithm": algorithm.name(),
                             "trials": t,
@@ -178,6 +236,9 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
                             "suggest_ms_median": t_med,
                             "suggest_ms_max": t_max,
                         });
+                        if let Some(k) = in_flight {
+                            line["in_flight"] = k.into();
+                        }
                         println!("{line}");
                     } else {
                         println!(
@@ -185,7 +246,7 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
                             problem.name(),
                             algorithm.name(),
                             t,
-                            batch,
+                            mode.label(),
                             hv_med,
                             hv_min,
                             hv_max,

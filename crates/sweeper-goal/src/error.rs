@@ -433,6 +433,14 @@ pub enum ConfigError {
         /// The value found.
         value: String,
     },
+    /// An unknown `sweep.schedule`.
+    #[error("{path}: unknown schedule {value}; expected rounds (the default) or async")]
+    UnknownSchedule {
+        /// `sweep.schedule`.
+        path: String,
+        /// The value found.
+        value: String,
+    },
 }
 
 impl ConfigError {
@@ -476,7 +484,8 @@ impl ConfigError {
             | ConfigError::UsedGpusOverBudget { path, .. }
             | ConfigError::EvaluatorKind { path, .. }
             | ConfigError::PersistentWithoutCommand { path }
-            | ConfigError::UnknownAlgorithm { path, .. } => Some(path),
+            | ConfigError::UnknownAlgorithm { path, .. }
+            | ConfigError::UnknownSchedule { path, .. } => Some(path),
         }
     }
 
@@ -523,6 +532,7 @@ impl ConfigError {
             ConfigError::EvaluatorKind { .. } => "evaluator_kind",
             ConfigError::PersistentWithoutCommand { .. } => "persistent_without_command",
             ConfigError::UnknownAlgorithm { .. } => "unknown_algorithm",
+            ConfigError::UnknownSchedule { .. } => "unknown_schedule",
         }
     }
 

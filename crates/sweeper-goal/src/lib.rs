@@ -85,6 +85,11 @@
 //!   block must be a mapping and is otherwise opaque (the cli crate checks it).
 //! - **Sweep**: `max_rounds`, `candidates_per_round`, `parallel_evals` fit in `u32`;
 //!   `seed` is any `u64`; `algorithm` also accepts `quasi_random` and `grid` (extensions).
+//! - **Schedule**: `sweep.schedule` (an extension) is `rounds` (SPEC 7, the default) or
+//!   `async`: a freed evaluation slot is filled at once, each outcome is observed when it
+//!   arrives, and the budget is [`SweepSettings::trial_budget`] trials (`max_trials`, else
+//!   `max_rounds * candidates_per_round`); under `async`, `candidates_per_round` and
+//!   `max_rounds` only size that budget.
 //! - **Failures**: `sweep.max_consecutive_failures` (an extension: an integer `>= 1` that
 //!   fits in `u32`, default 10) stops a sweep, exit 1 with the journal kept for `--resume`,
 //!   once the evaluator failed that many trials in a row. SPEC 7 lets no single failing
@@ -127,6 +132,6 @@ pub use space::{
 };
 pub use sweep::{
     AlgorithmName, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_EVAL_SECONDS, DEFAULT_MAX_ROUNDS,
-    DEFAULT_PARALLEL_EVALS, DEFAULT_SEED, SweepSettings,
+    DEFAULT_PARALLEL_EVALS, DEFAULT_SEED, Schedule, SweepSettings,
 };
 pub use workload::{Load, Workload};

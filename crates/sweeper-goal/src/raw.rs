@@ -295,7 +295,7 @@ pub(crate) struct RawEvaluator {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with keys max_rounds, candidates_per_round, parallel_evals, max_eval_seconds, max_trials, max_consecutive_failures, seed, algorithm"
+    expecting = "a mapping with keys max_rounds, candidates_per_round, parallel_evals, max_eval_seconds, max_trials, max_consecutive_failures, seed, algorithm, schedule"
 )]
 pub(crate) struct RawSweep {
     pub(crate) max_rounds: Option<RawValue>,
@@ -306,6 +306,7 @@ pub(crate) struct RawSweep {
     pub(crate) max_consecutive_failures: Option<RawValue>,
     pub(crate) seed: Option<RawValue>,
     pub(crate) algorithm: Option<RawValue>,
+    pub(crate) schedule: Option<RawValue>,
 }
 
 /// Turns a parser error (message without path/location) into the matching variant.

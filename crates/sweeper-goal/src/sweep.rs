@@ -1,5 +1,5 @@
 //! The `sweep:` block (SPEC 6): rounds, parallelism, time limit, budget, failure limit,
-//! seed, algorithm.
+//! seed, algorithm, schedule.
 
 use crate::error::ConfigError;
 use crate::raw::{self, RawSweep, RawValue};
@@ -52,6 +52,44 @@ impl fmt::Display for AlgorithmName {
     }
 }
 
+/// How the engine keeps its `parallel_evals` slots busy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Schedule {
+    /// The rounds of SPEC 7: a round's evaluations all finish before the next suggestion,
+    /// and are observed in trial order.
+    #[default]
+    Rounds,
+    /// A slot that frees is filled at once: the study suggests with every pending trial
+    /// known to it, each outcome is observed the moment it arrives, and the budget is
+    /// counted in trials (an extension beyond the SPEC).
+    Async,
+}
+
+impl Schedule {
+    /// Every accepted schedule.
+    pub const ALL: [Schedule; 2] = [Schedule::Rounds, Schedule::Async];
+
+    /// The name used in configs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Rounds => "rounds",
+            Schedule::Async => "async",
+        }
+    }
+
+    /// Parses a config name.
+    pub fn from_name(name: &str) -> Option<Schedule> {
+        Schedule::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The validated `sweep:` block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SweepSettings {
@@ -64,7 +102,8 @@ pub struct SweepSettings {
     /// An evaluation running longer is stopped and counted infeasible; finite `> 0`,
     /// default 600.
     pub max_eval_seconds: f64,
-    /// Exact budget of suggestions; `>= 1` when set.
+    /// Exact budget of suggestions; `>= 1` when set. Under `schedule: async` the budget is
+    /// this, else `max_rounds * candidates_per_round` trials.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_trials: Option<u64>,
     /// A sweep stops once the evaluator failed this many trials in a row: it exits with
@@ -77,6 +116,19 @@ pub struct SweepSettings {
     pub seed: u64,
     /// The sampler algorithm; default `default`.
     pub algorithm: AlgorithmName,
+    /// `rounds` (SPEC 7, the default) or `async`.
+    pub schedule: Schedule,
+}
+
+impl SweepSettings {
+    /// The number of trials a sweep may suggest: `max_trials`, else `max_rounds *
+    /// candidates_per_round`. Exact under `schedule: async`; under `rounds` an upper bound
+    /// (a round that falls short of its successes ends the search sooner, and one with
+    /// failures or cache hits asks for more, up to `max_trials` when set).
+    pub fn trial_budget(&self) -> u64 {
+        self.max_trials
+            .unwrap_or(u64::from(self.max_rounds) * u64::from(self.candidates_per_round))
+    }
 }
 
 /// Default `max_rounds`.
@@ -101,6 +153,7 @@ impl Default for SweepSettings {
             max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
             seed: DEFAULT_SEED,
             algorithm: AlgorithmName::Default,
+            schedule: Schedule::Rounds,
         }
     }
 }
@@ -182,6 +235,16 @@ pub(crate) fn from_raw(s: &RawSweep) -> Result<SweepSettings, ConfigError> {
             })?
         }
     };
+    let schedule = match &s.schedule {
+        None => Schedule::Rounds,
+        Some(v) => {
+            let name = raw::string(v, "sweep.schedule", "e.g. `schedule: async`")?;
+            Schedule::from_name(name).ok_or_else(|| ConfigError::UnknownSchedule {
+                path: "sweep.schedule".to_owned(),
+                value: v.show(),
+            })?
+        }
+    };
     Ok(SweepSettings {
         max_rounds,
         candidates_per_round,
@@ -191,6 +254,7 @@ pub(crate) fn from_raw(s: &RawSweep) -> Result<SweepSettings, ConfigError> {
         max_consecutive_failures,
         seed,
         algorithm,
+        schedule,
     })
 }
 
@@ -219,5 +283,19 @@ mod tests {
         );
         assert_eq!((s.max_eval_seconds, s.seed), (600.0, 42));
         assert_eq!(s.max_consecutive_failures, 10);
+        assert_eq!(s.schedule, Schedule::Rounds);
+        assert_eq!(s.trial_budget(), 20 * 16);
+    }
+
+    #[test]
+    fn schedule_names_round_trip() {
+        for s in Schedule::ALL {
+            assert_eq!(Schedule::from_name(s.name()), Some(s));
+            assert_eq!(
+                serde_json::to_value(s).unwrap(),
+                serde_json::json!(s.name())
+            );
+        }
+        assert_eq!(Schedule::from_name("Async"), None);
     }
 }

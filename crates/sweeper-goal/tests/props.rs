@@ -50,6 +50,7 @@ const KEYS: &[&str] = &[
     "max_consecutive_failures",
     "seed",
     "algorithm",
+    "schedule",
     "command",
     "builtin",
     "persistent",
@@ -70,6 +71,8 @@ const WORDS: &[&str] = &[
     "pareto",
     "random",
     "grid",
+    "rounds",
+    "async",
     "tp",
     "replicas",
 ];

@@ -33,6 +33,9 @@ sweep runs, its directory is locked against a second one.
 Resuming under a config whose budget keys differ (max_rounds, max_trials,
 candidates_per_round, parallel_evals, max_eval_seconds, max_consecutive_failures)
 extends or shortens the sweep; any other difference is refused, naming the keys.
+Under sweep.schedule: async a resume replays the journal in the order outcomes
+were recorded, then first evaluates again the trials that were running when the
+sweep was killed.
 
 Exit codes: 0 with a result, 1 when no candidate was feasible, the config is
 invalid or the evaluator failed sweep.max_consecutive_failures times in a row,

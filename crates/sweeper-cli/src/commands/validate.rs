@@ -230,14 +230,15 @@ fn rows(cfg: &SweepConfig) -> Vec<(&'static str, String)> {
     rows.push((
         "sweep",
         format!(
-            "max_rounds={} candidates_per_round={} parallel_evals={} max_eval_seconds={} max_trials={} seed={} algorithm={}",
+            "max_rounds={} candidates_per_round={} parallel_evals={} max_eval_seconds={} max_trials={} seed={} algorithm={} schedule={}",
             s.max_rounds,
             s.candidates_per_round,
             s.parallel_evals,
             s.max_eval_seconds,
             s.max_trials.map_or_else(|| "none".to_owned(), |t| t.to_string()),
             s.seed,
-            s.algorithm
+            s.algorithm,
+            s.schedule
         ),
     ));
     rows

@@ -8,6 +8,13 @@
 //!   `K`-th call of the proposer, which asked for `N` trials
 //! - `{"kind":"outcome","trial":ID,"status":"feasible"|...,"reason":..,"report":{..}}`
 //!
+//! Under `sweep.schedule: async` (the header's config says so) the lines are also the
+//! order of the calls: the suggestion lines of a call are written before anything else
+//! happens, and an outcome line just before its trial is observed, so resume replays the
+//! lines in file order and reaches the study state of the run that wrote them. Under
+//! `rounds` an outcome is written as it arrives and observed at the end of its round, in
+//! trial order, which resume rebuilds from the batches.
+//!
 //! Numbers that may be infinite are written as `"inf"` / `"-inf"`
 //! ([`sweeper_score::json_f64`]); NaN never enters (reports holding one are failures).
 //!
@@ -27,7 +34,7 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use sweeper_goal::SweepConfig;
+use sweeper_goal::{Schedule, SweepConfig};
 
 /// The keys of `sweep:` that only bound the budget of a sweep: a journal resumes under a
 /// config where they differ (that extends or shortens the sweep), never where anything else
@@ -88,6 +95,15 @@ pub(crate) struct Recorded {
     pub(crate) report: Option<RawReport>,
 }
 
+/// One call of the proposer, as the lines of a journal record it, in line order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// The first suggestion line of a call of the proposer that asked for `count` trials.
+    Batch { count: usize },
+    /// An outcome line (`line` is 1-based).
+    Outcome { trial: u64, line: usize },
+}
+
 /// What a journal holds: every trial, the order of suggestions and the size of each call.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Replay {
@@ -97,6 +113,11 @@ pub(crate) struct Replay {
     pub(crate) order: Vec<u64>,
     /// The count each call of the proposer asked for, in call order.
     pub(crate) batches: Vec<usize>,
+    /// The calls and outcomes in line order: under `schedule: async` the order in which the
+    /// proposer was called and told (each line is written before the next call).
+    pub(crate) events: Vec<Event>,
+    /// Whether the header says `schedule: async`.
+    pub(crate) asynchronous: bool,
 }
 
 impl Replay {
@@ -147,11 +168,18 @@ fn fingerprint(text: &str) -> String {
 }
 
 /// What a trial means: the config as JSON without the budget keys of `sweep:`.
+///
+/// `sweep.schedule` is part of the meaning (a journal replays in the order its schedule
+/// wrote it), but only when it is `async`: the journals of sweepers older than the key
+/// carry none, and must go on resuming under the default `rounds`.
 pub(crate) fn meaning(config: &SweepConfig) -> Value {
     let mut v = config.to_json_value();
     if let Some(Value::Object(sweep)) = v.get_mut("sweep") {
         for key in BUDGET_KEYS {
             sweep.remove(key);
+        }
+        if config.sweep.schedule == Schedule::Rounds {
+            sweep.remove("schedule");
         }
     }
     v
@@ -415,6 +443,10 @@ fn parse(
                     return Err(bad(number, "a second header".into()));
                 }
                 title = recorded_title;
+                replay.asynchronous = recorded.as_ref().is_some_and(|c| {
+                    c.pointer("/sweep/schedule").and_then(Value::as_str)
+                        == Some(Schedule::Async.name())
+                });
                 if let Some(config) = config {
                     check_header(path, config, &found, recorded.as_ref())?;
                 }
@@ -451,6 +483,7 @@ fn parse(
                     }
                     if batch == replay.batches.len() {
                         replay.batches.push(count);
+                        replay.events.push(Event::Batch { count });
                     } else if batch > replay.batches.len() {
                         return Err(bad(
                             number,
@@ -474,6 +507,10 @@ fn parse(
                 entry.status = status;
                 entry.reason = reason;
                 entry.report = report;
+                replay.events.push(Event::Outcome {
+                    trial,
+                    line: number + 1,
+                });
             }
         }
     }
@@ -542,6 +579,45 @@ mod tests {
             err.to_string().contains("sweep.algorithm, sweep.seed"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_journal_of_a_sweeper_without_schedule_resumes_under_rounds_only() {
+        // the header as sweepers before `sweep.schedule` wrote it: no such key anywhere
+        let rounds = config("");
+        let mut old = rounds.to_json_value();
+        let sweep = old["sweep"].as_object_mut().unwrap();
+        for key in BUDGET_KEYS.iter().copied().chain(["schedule"]) {
+            sweep.remove(key);
+        }
+        let header = serde_json::json!({
+            "kind": "header", "sweeper": "0.1.0",
+            "fingerprint": fingerprint(&old.to_string()), "seed": 42, "config": old,
+        });
+        let suggest = r#"{"kind":"suggest","trial":0,"batch":0,"count":2,"parameters":{"tp":1}}"#;
+        let outcome = r#"{"kind":"outcome","trial":0,"status":"failed","reason":"x"}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        std::fs::write(&path, format!("{header}\n{suggest}\n{outcome}\n")).unwrap();
+        let j = FileJournal::open(&path, &rounds).unwrap();
+        assert_eq!(j.finished_trials(), 1);
+        assert_eq!(j.replay().batches, [2]);
+        drop(j);
+        let explicit = config(", schedule: rounds");
+        drop(FileJournal::open(&path, &explicit).unwrap());
+        // the same trials under another schedule mean another replay order: refused
+        let err = FileJournal::open(&path, &config(", schedule: async")).unwrap_err();
+        match &err {
+            RunError::JournalMismatch { keys, .. } => assert_eq!(keys, &["sweep.schedule"]),
+            other => panic!("{other}"),
+        }
+        // and the header of an async journal names its schedule
+        let path = dir.path().join("a.jsonl");
+        drop(FileJournal::create(&path, &config(", schedule: async")).unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(r#""schedule":"async""#), "{text}");
+        let err = FileJournal::open(&path, &rounds).unwrap_err();
+        assert!(err.to_string().contains("sweep.schedule"), "{err}");
     }
 
     #[test]

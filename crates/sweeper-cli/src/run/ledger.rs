@@ -115,6 +115,11 @@ impl Ledger {
         self.cache.contains_key(&key_of(parameters))
     }
 
+    /// [`has_cached`](Self::has_cached) of a configuration's cache key.
+    pub(crate) fn has_cached_key(&self, key: &str) -> bool {
+        self.cache.contains_key(key)
+    }
+
     /// Records one trial: classifies the outcome (feasibility checks only the GPU budget),
     /// scores a feasible report, answers a duplicate from the cache, and tallies it.
     pub fn record(&mut self, entry: Entry) -> Result<Verdict, RunError> {

@@ -20,6 +20,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! `sweep.schedule` picks the loop: `rounds` (the default) is SPEC 7, with the decisions
+//! below; `async` keeps every slot busy, with the decisions after them. Both feed the same
+//! [`Ledger`] and journal.
+//!
 //! Decisions where the SPEC is silent:
 //! - A round asks the proposer for as many trials as it still needs (at most the attempts
 //!   and the `max_trials` left), evaluates them with up to `parallel_evals` at once, and then
@@ -41,7 +45,38 @@
 //! - A report holding NaN is a failed evaluation: NaN never reaches the journal.
 //! - When the proposer cannot propose anything new (a finite space fully explored), the
 //!   search ends after that batch.
+//!
+//! Under `sweep.schedule: async` (an extension beyond the SPEC):
+//! - Whenever slots are free (and nothing is waiting for one), the proposer is asked once
+//!   for as many trials as there are free slots, with every running trial still pending in
+//!   it: at the start that is one batch of `parallel_evals`, then mostly `suggest(1)`.
+//!   Outcomes that arrive together are each observed before the next call.
+//! - Each outcome is journaled and observed the moment it arrives, in arrival order; the
+//!   ledger records trials in that order too (so `RunResult::trials` is in outcome order).
+//! - The budget is [`SweepSettings::trial_budget`](sweeper_goal::SweepSettings::trial_budget)
+//!   trials, counted as the proposer returns them: cache hits and trials over the GPU
+//!   budget count, so a sweep that ends normally has exactly that many trials.
+//! - A duplicate of a configuration that is being evaluated waits for it and is answered
+//!   from the cache when its outcome arrives (it takes no slot); a duplicate of one already
+//!   evaluated is answered at once.
+//! - `max_consecutive_failures` failed evaluations in a row (in arrival order) stop the
+//!   sweep: nothing new starts, the running evaluations finish and are journaled.
+//! - Resume replays the journal's lines in file order (each suggestion call with the count
+//!   it asked for, each outcome where it was recorded), so the proposer reaches the state
+//!   of the run that wrote them. Trials that were suggested but had not finished when that
+//!   run died stay pending in the proposer, exactly as they were, and are **evaluated again
+//!   first** (in trial id order), before anything new is suggested: they are part of the
+//!   budget already, and re-suggesting them would change what the study has seen.
+//! - The study knows every running trial as pending: it never proposes one again, and the
+//!   default algorithm conditions its variance on them and, with several metrics, believes
+//!   their posterior means into the front (see `sweeper-sampler`).
+//! - Unlike rounds, the result depends on the order outcomes arrive in (the same seed gives
+//!   the same first batch, not the same sweep); the journal records that order, so a
+//!   resumed sweep, a resume of a finished one and [`result_from_journal`] reproduce it. A
+//!   journal resumes only under the schedule that wrote it (`sweep.schedule` is not a
+//!   budget key).
 
+mod asynchronous;
 mod journal;
 mod ledger;
 #[cfg(feature = "files")]
@@ -70,7 +105,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use sweeper_goal::{Objective, SweepConfig};
+use sweeper_goal::{Objective, Schedule, SweepConfig};
 use sweeper_sampler::{Algorithm, ParamValue, Study, Trial};
 use sweeper_score::Candidate;
 
@@ -357,9 +392,12 @@ pub struct RunResult {
 /// A source of trials: the config's [`Study`] by default; a grid, a replayed list
 /// ([`ListProposer`]) or a user's own sampler are others.
 ///
-/// The engine calls `suggest` for a batch, then `observe` or `observe_infeasible` once per
-/// trial of the batch, in trial order, before the next `suggest`. A proposer that is
-/// deterministic in that call sequence makes sweeps reproducible and resumable.
+/// Under `schedule: rounds` the engine calls `suggest` for a batch, then `observe` or
+/// `observe_infeasible` once per trial of the batch, in trial order, before the next
+/// `suggest`. Under `schedule: async` it calls `suggest` whenever evaluation slots are free,
+/// with the trials still running pending (never observed yet), and observes each trial when
+/// its outcome arrives. A proposer that is deterministic in its call sequence makes sweeps
+/// reproducible and resumable: resume repeats the recorded sequence.
 pub trait Proposer {
     /// Up to `count` new trials; fewer (or none) when nothing new is left. Trial ids must be
     /// unique within a sweep.
@@ -368,6 +406,20 @@ pub trait Proposer {
     fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError>;
     /// A trial could not be evaluated, was over budget, or failed.
     fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError>;
+}
+
+/// A proposer lent to a sweep: the caller keeps it (a study to save, to inspect or to run
+/// on with) once the sweep ends.
+impl<P: Proposer + ?Sized> Proposer for &mut P {
+    fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
+        (**self).suggest(count)
+    }
+    fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError> {
+        (**self).observe(trial, measurement)
+    }
+    fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
+        (**self).observe_infeasible(trial, reason)
+    }
 }
 
 impl Proposer for Study {
@@ -554,7 +606,10 @@ impl<'a> SweeperBuilder<'a> {
             observer: observer.unwrap_or(&mut quiet),
             failures_in_row: Vec::new(),
         };
-        engine.rounds(proposer.as_mut())?;
+        match config.sweep.schedule {
+            Schedule::Rounds => engine.rounds(proposer.as_mut())?,
+            Schedule::Async => engine.asynchronous(proposer.as_mut())?,
+        }
         engine.ledger.into_result()
     }
 }
@@ -576,6 +631,8 @@ struct Engine<'a, 'o> {
 struct Prepared {
     trial: u64,
     parameters: Map<String, Value>,
+    /// The cache key of `parameters`.
+    key: String,
     declared_gpus: Option<u64>,
     request: Option<EvalRequest>,
     early: Option<(Status, String)>,
@@ -593,14 +650,42 @@ impl Engine<'_, '_> {
         self.replay.trials.get(&trial)
     }
 
+    /// The error of a sweep stopped by `max_consecutive_failures`: the failures in a row
+    /// and their reasons, most frequent first.
+    fn too_many_failures(&self) -> RunError {
+        let mut reasons: HashMap<&str, u64> = HashMap::new();
+        for r in &self.failures_in_row {
+            *reasons.entry(r.as_str()).or_insert(0) += 1;
+        }
+        let mut reasons: Vec<(String, u64)> = reasons
+            .into_iter()
+            .map(|(r, n)| (r.to_owned(), n))
+            .collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        RunError::TooManyFailures {
+            count: self.failures_in_row.len() as u32,
+            reasons,
+        }
+    }
+
+    /// Sends progress to the observer.
+    fn report_progress(&mut self, replayed: bool) {
+        let tallies = self.ledger.tallies();
+        self.observer.progress(&Progress {
+            done: tallies.total(),
+            budget: self.config.sweep.trial_budget(),
+            tallies,
+            best_score: self.ledger.best_score(),
+            front_size: self.ledger.front_size(),
+            replayed,
+        });
+    }
+
     /// The rounds of SPEC 7.
     fn rounds(&mut self, proposer: &mut dyn Proposer) -> Result<(), RunError> {
         let settings = &self.config.sweep;
         let per_round = u64::from(settings.candidates_per_round);
         let max_trials = settings.max_trials.unwrap_or(u64::MAX);
-        let progress_budget = settings
-            .max_trials
-            .unwrap_or(u64::from(settings.max_rounds) * per_round);
         let threads = settings.parallel_evals.max(1) as usize;
         let mut suggested: u64 = 0;
         let mut batch_no: usize = 0;
@@ -669,19 +754,7 @@ impl Engine<'_, '_> {
                 }
                 let stopped = self.evaluate(&prepared, &to_run, threads, &mut outcomes)?;
                 if stopped {
-                    let mut reasons: HashMap<&str, u64> = HashMap::new();
-                    for r in &self.failures_in_row {
-                        *reasons.entry(r.as_str()).or_insert(0) += 1;
-                    }
-                    let mut reasons: Vec<(String, u64)> = reasons
-                        .into_iter()
-                        .map(|(r, n)| (r.to_owned(), n))
-                        .collect();
-                    reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-                    return Err(RunError::TooManyFailures {
-                        count: self.failures_in_row.len() as u32,
-                        reasons,
-                    });
+                    return Err(self.too_many_failures());
                 }
 
                 // Score and observe in trial order.
@@ -721,15 +794,7 @@ impl Engine<'_, '_> {
                     if verdict.status == Status::Feasible {
                         successes += 1;
                     }
-                    let tallies = self.ledger.tallies();
-                    self.observer.progress(&Progress {
-                        done: tallies.total(),
-                        budget: progress_budget,
-                        tallies,
-                        best_score: self.ledger.best_score(),
-                        front_size: self.ledger.front_size(),
-                        replayed,
-                    });
+                    self.report_progress(replayed);
                 }
                 if exhausted {
                     break 'rounds;
@@ -789,6 +854,23 @@ impl Engine<'_, '_> {
         trial: &Trial,
         batch_keys: &mut HashSet<String>,
     ) -> Result<Prepared, RunError> {
+        self.prepare_with(trial, |key| {
+            if self.ledger.has_cached_key(key) || batch_keys.contains(key) {
+                false
+            } else {
+                batch_keys.insert(key.to_owned());
+                true
+            }
+        })
+    }
+
+    /// Builds one trial's candidate; `evaluate(key)` says whether a trial that is not
+    /// decided before evaluating (over the budget) gets a request.
+    fn prepare_with(
+        &self,
+        trial: &Trial,
+        mut evaluate: impl FnMut(&str) -> bool,
+    ) -> Result<Prepared, RunError> {
         let config = self.config;
         let parameters = space::parameters(trial);
         let ratio = space::searched_ratio(trial);
@@ -824,9 +906,8 @@ impl Engine<'_, '_> {
                         let why = format!("over gpu_budget: used_gpus={g} > gpu_budget={budget}");
                         early = Some((Status::Infeasible, why));
                     }
-                    _ if self.ledger.has_cached(&all_params) || batch_keys.contains(&key) => {}
+                    _ if !evaluate(&key) => {}
                     _ => {
-                        batch_keys.insert(key);
                         let mut req = space::request(config, trial.id, parameters, ratio, gpus);
                         if let Some(p) = self.provider {
                             p.decorate(&mut req);
@@ -839,6 +920,7 @@ impl Engine<'_, '_> {
         Ok(Prepared {
             trial: trial.id,
             parameters: all_params,
+            key,
             declared_gpus,
             request,
             early,
@@ -947,7 +1029,23 @@ fn replay_into_ledger(
     replay: &journal::Replay,
 ) -> Result<RunResult, RunError> {
     let mut ledger = Ledger::new(config);
-    for id in &replay.order {
+    // the ledger's order of the run that wrote the journal: trial order in rounds, the
+    // order outcomes arrived in under `schedule: async`
+    let order: Vec<u64> = if replay.asynchronous {
+        let mut seen = HashSet::new();
+        replay
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                journal::Event::Outcome { trial, .. } => Some(*trial),
+                journal::Event::Batch { .. } => None,
+            })
+            .filter(|t| seen.insert(*t))
+            .collect()
+    } else {
+        replay.order.clone()
+    };
+    for id in &order {
         let rec = &replay.trials[id];
         let Some(source) = replayed_source(rec) else {
             continue;

@@ -647,3 +647,118 @@ fn max_consecutive_failures_sets_the_limit_and_may_change_on_resume() {
         "{again} more invocations: {stderr}"
     );
 }
+
+/// Outcome lines of a journal, in order: (trial, status).
+fn outcomes(journal: &Path) -> Vec<(u64, String)> {
+    std::fs::read_to_string(journal)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["kind"] == "outcome")
+        .map(|v| {
+            (
+                v["trial"].as_u64().unwrap(),
+                v["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_async_sweep_killed_at_six_moments_resumes_to_its_exact_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let sweep = "schedule: async, max_trials: 18, parallel_evals: 3, seed: 11";
+    let cfg = write_config(dir, "c.yaml", sweep, 0.3);
+    let cfg = cfg.to_str().unwrap();
+    let journal = dir.join("o/journal.jsonl");
+    let mut kills = 0;
+    let delays = kill_delays();
+    for (segment, delay) in delays[..6].iter().enumerate() {
+        let args: Vec<&str> = if journal.exists() {
+            vec!["run", cfg, "--resume", "o", "--no-progress"]
+        } else {
+            vec!["run", cfg, "--out", "o", "--no-progress"]
+        };
+        let finished_before = journaled_evaluations(&journal);
+        let seen_before = invocations(dir).len();
+        let child = sweeper_cmd(&args, dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(*delay));
+        let mut child = child;
+        if child.try_wait().unwrap().is_none() {
+            kill(child);
+            kills += 1;
+        } else {
+            assert!(child.wait().unwrap().success(), "segment {segment} failed");
+        }
+        // orphaned evaluators of the killed sweep finish within their sleep
+        std::thread::sleep(Duration::from_millis(400));
+        let rerun: Vec<u64> = invocations(dir)[seen_before..]
+            .iter()
+            .copied()
+            .filter(|id| finished_before.contains(id))
+            .collect();
+        assert!(
+            rerun.is_empty(),
+            "segment {segment}: finished evaluations ran again: {rerun:?}"
+        );
+        // what is journaled is whole, and no trial has two outcomes
+        let ids: Vec<u64> = outcomes(&journal).iter().map(|o| o.0).collect();
+        let distinct: BTreeSet<u64> = ids.iter().copied().collect();
+        assert_eq!(distinct.len(), ids.len(), "segment {segment}: {ids:?}");
+    }
+    assert!(
+        kills >= 5,
+        "only {kills} of 6 segments were killed mid-sweep"
+    );
+    // trials suggested but unfinished at a kill were evaluated again after the resume
+    let mut started = invocations(dir);
+    started.sort_unstable();
+    assert!(
+        started.windows(2).any(|w| w[0] == w[1]),
+        "no kill left a trial running: {started:?}"
+    );
+    let finished_before = journaled_evaluations(&journal);
+    let seen_before = invocations(dir).len();
+    let last = sweeper(&["run", cfg, "--resume", "o", "--no-progress"], dir);
+    assert_eq!(last.status.code(), Some(0), "{}", text(&last.stderr));
+    assert!(
+        invocations(dir)[seen_before..]
+            .iter()
+            .all(|id| !finished_before.contains(id)),
+        "the last resume ran finished evaluations again"
+    );
+    // the budget is exact: trials 0..18, one outcome each, and every evaluation ran to an
+    // outcome at most once (a trial runs again only when its run was killed under it)
+    let ids: BTreeSet<u64> = outcomes(&journal).iter().map(|o| o.0).collect();
+    assert_eq!(ids, (0..18).collect::<BTreeSet<u64>>());
+    assert_eq!(outcomes(&journal).len(), 18);
+    let result = result_json(&dir.join("o"));
+    assert_eq!(result["trials"].as_array().unwrap().len(), 18);
+    let order: Vec<u64> = result["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["trial"].as_u64().unwrap())
+        .collect();
+    let journal_order: Vec<u64> = outcomes(&journal).iter().map(|o| o.0).collect();
+    assert_eq!(
+        order, journal_order,
+        "trials are in the order outcomes were recorded"
+    );
+    // a resume of the finished sweep evaluates nothing and reproduces the result
+    let journal_text = std::fs::read(&journal).unwrap();
+    let seen = invocations(dir).len();
+    let again = sweeper(&["run", "--resume", "o", "--no-progress"], dir);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert_eq!(invocations(dir).len(), seen);
+    assert_eq!(std::fs::read(&journal).unwrap(), journal_text);
+    assert!(
+        result_json(&dir.join("o")) == result,
+        "the replayed result differs"
+    );
+}

@@ -821,6 +821,22 @@ fn table() -> Vec<(&'static str, String, Want)> {
             s("sweep: {algorithm: tpe}"),
             bad("unknown_algorithm", "sweep.algorithm"),
         ),
+        ("rounds schedule", s("sweep: {schedule: rounds}"), Valid),
+        (
+            "async schedule with max_trials",
+            s("sweep: {schedule: async, max_trials: 40, parallel_evals: 4}"),
+            Valid,
+        ),
+        (
+            "unknown schedule",
+            s("sweep: {schedule: asynchronous}"),
+            bad("unknown_schedule", "sweep.schedule"),
+        ),
+        (
+            "schedule not a string",
+            s("sweep: {schedule: 1}"),
+            bad("wrong_type", "sweep.schedule"),
+        ),
         (
             "unknown sweep key",
             s("sweep: {rounds: 3}"),

@@ -176,6 +176,11 @@ const TABLE: &[Row] = &[
         Some(("unknown_algorithm", "sweep.algorithm")),
     ),
     (
+        "unknown schedule",
+        r#"{"sweep": {"schedule": "later"}}"#,
+        Some(("unknown_schedule", "sweep.schedule")),
+    ),
+    (
         "unclosed object",
         r#"{"goal": {"target": "x""#,
         Some(("syntax", "")),

@@ -37,6 +37,7 @@ fn defaults() {
         sweeper_goal::DEFAULT_MAX_CONSECUTIVE_FAILURES
     );
     assert_eq!(s.algorithm, AlgorithmName::Default);
+    assert_eq!(s.schedule, sweeper_goal::Schedule::Rounds);
     // a whole float is an integer
     assert_eq!(
         cfg("sweep: {max_consecutive_failures: 3.0}")

@@ -16,6 +16,7 @@ const CONFIGS: &[&str] = &[
     "evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200, nested: {a: [1, 2.5, null, true]}}}",
     "sweep: {max_rounds: 1, candidates_per_round: 3, parallel_evals: 2, max_eval_seconds: 0.25, max_trials: 7, seed: 18446744073709551615, algorithm: quasi_random}",
     "sweep: {max_consecutive_failures: 1}",
+    "sweep: {schedule: async, max_trials: 12}",
     "sweep: {max_consecutive_failures: 4294967295.0}",
 ];
 

@@ -238,6 +238,32 @@ fn scalarize(y: &[f64], r: &[f64], w: &[f64]) -> f64 {
 }
 
 impl Models {
+    /// Believes the posterior means of `count` points (features `px`) into the front: each
+    /// weight's best scalarized value rises to theirs where it is higher, so the next
+    /// member looks for improvement elsewhere (several metrics only; the "kriging
+    /// believer"). The means are those of the observations alone: pending rows condition
+    /// the variance, never the mean.
+    fn believe(&mut self, px: &[f64], count: usize) {
+        if count == 0 || self.gps.len() < 2 {
+            return;
+        }
+        let preds: Vec<Pred> = self.gps.iter().map(|g| g.predict(px, count)).collect();
+        let mut mu = vec![0.0; self.gps.len()];
+        for c in 0..count {
+            for (m, p) in preds.iter().enumerate() {
+                mu[m] = p.mean[c];
+            }
+            for ((w, b), r) in self
+                .weights
+                .iter()
+                .zip(self.best_s.iter_mut())
+                .zip(&self.references)
+            {
+                *b = b.max(scalarize(&mu, r, w));
+            }
+        }
+    }
+
     /// Acquisition at points whose per-metric posterior is `means` / `vars`; feasibility
     /// (`ok`) is applied by the caller.
     fn ucb_acquisition(&self, means: &[&[f64]], vars: &[&[f64]], out: &mut [f64]) {
@@ -637,12 +663,18 @@ impl Sampler for DefaultSampler {
             }
             return out;
         }
-        let pending: Vec<Vec<f64>> = history
-            .pending_points()
-            .cloned()
-            .chain(out.iter().cloned())
-            .collect();
+        // Trials suggested by earlier calls and still running (an asynchronous sweep keeps
+        // some in flight at every call) are treated as the earlier members of this batch:
+        // they condition the variance, and under several metrics their means are believed
+        // into the front before the first member is chosen, so that neither the UCB nor
+        // the greedy member proposes what is already being evaluated next door. A sweep in
+        // rounds observes every trial before it asks again, so it has none.
+        let earlier: Vec<Vec<f64>> = history.pending_points().cloned().collect();
+        let pending: Vec<Vec<f64>> = earlier.iter().chain(out.iter()).cloned().collect();
         let mut models = self.build_models(history, &feasible, &infeasible, &pending);
+        if !earlier.is_empty() {
+            models.believe(&dom.features_of(&earlier), earlier.len());
+        }
         let cands = self.candidates(history, &models, &feasible);
         let m = cands.len();
         let xc = dom.features_of(&cands);
@@ -721,20 +753,7 @@ impl Sampler for DefaultSampler {
             // the next UCB member looks for improvement elsewhere
             if kmetrics >= 2 {
                 let px = dom.features_of(std::slice::from_ref(&point));
-                let mu: Vec<f64> = models
-                    .gps
-                    .iter()
-                    .map(|g| g.predict(&px, 1).mean[0])
-                    .collect();
-                let Models {
-                    weights,
-                    best_s,
-                    references,
-                    ..
-                } = &mut models;
-                for ((w, b), r) in weights.iter().zip(best_s.iter_mut()).zip(references.iter()) {
-                    *b = b.max(scalarize(&mu, r, w));
-                }
+                models.believe(&px, 1);
             }
             // condition the candidate posteriors on the new pending point
             let px = dom.features_of(std::slice::from_ref(&point));

@@ -1,0 +1,789 @@
+//! The asynchronous schedule (`sweep.schedule: async`): `parallel_evals` slots, each
+//! refilled the moment its evaluation ends. Its decisions are listed in the docs of
+//! [`crate::run`].
+
+use super::journal::{Event, Line};
+use super::ledger::{Entry, Source, classify, replayed_source};
+use super::{Engine, Prepared, Proposer, RunError, Status, without_nan};
+use crate::evaluator::{EvalOutcome, EvalRequest};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::{Mutex, mpsc};
+
+/// Trials between the proposer and the evaluator.
+#[derive(Default)]
+struct Slots {
+    /// Trials the proposer returned so far, replayed ones included (the budget counts them).
+    suggested: u64,
+    /// Calls of the proposer so far.
+    calls: u64,
+    /// The proposer returned fewer trials than asked: nothing new is left.
+    exhausted: bool,
+    /// Trials that need an evaluation and wait for a free slot, oldest first.
+    ready: VecDeque<Prepared>,
+    /// Trials being evaluated, by id.
+    running: HashMap<u64, Prepared>,
+    /// The cache keys of the trials in `ready` or `running`.
+    evaluating: HashSet<String>,
+    /// Duplicates of a configuration in `ready` or `running`, by its key: answered from
+    /// the cache once it has its outcome.
+    waiting: HashMap<String, Vec<Prepared>>,
+}
+
+/// Why the slots stop being filled.
+#[derive(Default)]
+struct End {
+    /// `max_consecutive_failures` was reached.
+    stopped: bool,
+    /// The journal or the proposer failed: the sweep ends with this error.
+    error: Option<RunError>,
+}
+
+/// Whether a trial's outcome still needs its journal line when it is closed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Journaled {
+    /// Read from the journal (resume): nothing to write.
+    Replayed,
+    /// Written already, as the evaluator's outcome arrived.
+    Written,
+    /// Decided by the engine (over the GPU budget, a cache hit): written from the verdict.
+    Now,
+}
+
+impl Engine<'_, '_> {
+    /// Runs the asynchronous schedule to its end: replay, then the slots.
+    pub(super) fn asynchronous(&mut self, proposer: &mut dyn Proposer) -> Result<(), RunError> {
+        let mut slots = Slots::default();
+        self.replay_async(proposer, &mut slots)?;
+        let workers = self.config.sweep.parallel_evals.max(1) as usize;
+        let evaluator = self.evaluator;
+        let (job_tx, job_rx) = mpsc::channel::<(u64, EvalRequest)>();
+        let job_rx = Mutex::new(job_rx);
+        let (done_tx, done_rx) = mpsc::channel::<(u64, EvalOutcome)>();
+        std::thread::scope(|scope| {
+            // Worker `w` always passes `w` to the evaluator (one process per worker for a
+            // persistent evaluator); at most `workers` jobs are ever sent unanswered, so a
+            // job never waits for a worker.
+            for worker in 0..workers {
+                let done_tx = done_tx.clone();
+                let job_rx = &job_rx;
+                scope.spawn(move || {
+                    loop {
+                        let job = match job_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok((trial, request)) = job else {
+                            break;
+                        };
+                        let outcome =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                evaluator.evaluate(worker, &request)
+                            }))
+                            .unwrap_or_else(|_| {
+                                EvalOutcome::Failed("the evaluator panicked".into())
+                            });
+                        if done_tx.send((trial, without_nan(outcome))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(done_tx);
+            let result = self.run_slots(proposer, &mut slots, workers, &job_tx, &done_rx);
+            // the workers end once their evaluation (if any) is done
+            drop(job_tx);
+            result
+        })
+    }
+
+    /// Replays an async journal in line order; the trials it leaves unfinished are admitted
+    /// again (evaluated first).
+    fn replay_async(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        slots: &mut Slots,
+    ) -> Result<(), RunError> {
+        let replay = self.replay;
+        let mut open: BTreeMap<u64, Prepared> = BTreeMap::new();
+        let mut closed: HashSet<u64> = HashSet::new();
+        for event in &replay.events {
+            match *event {
+                Event::Batch { count } => {
+                    let batch = proposer.suggest(count)?;
+                    let call = slots.calls;
+                    slots.calls += 1;
+                    if batch.len() < count {
+                        slots.exhausted = true;
+                    }
+                    slots.suggested += batch.len() as u64;
+                    for trial in &batch {
+                        let p = self.prepare_with(trial, |_| true)?;
+                        if self
+                            .recorded(trial.id)
+                            .is_none_or(|r| r.parameters.is_none())
+                        {
+                            // the run died between the suggestion lines of one call
+                            self.log(&Line::Suggest {
+                                trial: trial.id,
+                                batch: Some(call),
+                                count: Some(count as u64),
+                                parameters: p.parameters.clone(),
+                            })?;
+                        }
+                        open.insert(trial.id, p);
+                    }
+                }
+                Event::Outcome { trial, line } => {
+                    let journal_error = |detail: String| RunError::Journal {
+                        path: self
+                            .journal
+                            .as_deref()
+                            .map(|j| j.path().to_owned())
+                            .unwrap_or_default(),
+                        line: Some(line),
+                        detail,
+                    };
+                    let Some(p) = open.remove(&trial) else {
+                        return Err(journal_error(if closed.contains(&trial) {
+                            format!("a second outcome of trial {trial}")
+                        } else {
+                            format!(
+                                "an outcome of trial {trial}, which no suggestion before it proposed"
+                            )
+                        }));
+                    };
+                    let source = match (
+                        &p.early,
+                        replay.trials.get(&trial).and_then(replayed_source),
+                    ) {
+                        (Some((status, reason)), _) => Source::Early(*status, reason.clone()),
+                        (None, Some(source)) => source,
+                        (None, None) => {
+                            // recorded as pending: not finished
+                            open.insert(trial, p);
+                            continue;
+                        }
+                    };
+                    closed.insert(trial);
+                    self.close(proposer, p, source, Journaled::Replayed)?;
+                }
+            }
+        }
+        // suggested and never finished: pending in the proposer as in the run that died
+        for (_, p) in open {
+            self.admit(proposer, slots, p)?;
+        }
+        Ok(())
+    }
+
+    /// Keeps the slots busy until the budget is spent (or the proposer has nothing new, or
+    /// too many evaluations failed in a row), observing every outcome as it arrives.
+    fn run_slots(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        slots: &mut Slots,
+        workers: usize,
+        jobs: &mpsc::Sender<(u64, EvalRequest)>,
+        done: &mpsc::Receiver<(u64, EvalOutcome)>,
+    ) -> Result<(), RunError> {
+        let mut end = End::default();
+        loop {
+            if end.error.is_none()
+                && !end.stopped
+                && let Err(e) = self.fill(proposer, slots, workers, jobs)
+            {
+                end.error = Some(e);
+            }
+            if slots.running.is_empty() {
+                break;
+            }
+            let Ok(first) = done.recv() else {
+                break;
+            };
+            // outcomes that arrived together are all observed before the next suggestion
+            let arrived: Vec<(u64, EvalOutcome)> =
+                std::iter::once(first).chain(done.try_iter()).collect();
+            for (trial, outcome) in arrived {
+                self.arrive(proposer, slots, trial, outcome, &mut end);
+            }
+        }
+        if let Some(e) = end.error {
+            return Err(e);
+        }
+        if end.stopped {
+            return Err(self.too_many_failures());
+        }
+        Ok(())
+    }
+
+    /// One evaluation's outcome: journaled, recorded, observed, and the duplicates that
+    /// waited for it answered; once the sweep is ending on an error, only journaled.
+    fn arrive(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        slots: &mut Slots,
+        trial: u64,
+        outcome: EvalOutcome,
+        end: &mut End,
+    ) {
+        let Some(p) = slots.running.remove(&trial) else {
+            return;
+        };
+        slots.evaluating.remove(&p.key);
+        let gpu_budget = self.config.search_space.gpu_budget as f64;
+        let (status, reason, report) = classify(&outcome, p.declared_gpus, gpu_budget);
+        let line = Line::Outcome {
+            trial,
+            status,
+            reason: reason.clone(),
+            report,
+        };
+        if end.error.is_some() {
+            // keep what finished in the journal (resume replays it), tell nobody else
+            let _ = self.log(&line);
+            return;
+        }
+        if status == Status::Failed {
+            self.failures_in_row.push(reason.unwrap_or_default());
+            let limit = self.config.sweep.max_consecutive_failures.max(1) as usize;
+            if self.failures_in_row.len() >= limit {
+                end.stopped = true;
+            }
+        } else {
+            self.failures_in_row.clear();
+        }
+        let key = p.key.clone();
+        let finished = self
+            .log(&line)
+            .and_then(|()| self.close(proposer, p, Source::Evaluated(outcome), Journaled::Written))
+            .and_then(|()| self.release(proposer, slots, &key));
+        if let Err(e) = finished {
+            end.error = Some(e);
+        }
+    }
+
+    /// Fills the free slots: trials waiting for one first, then new suggestions.
+    fn fill(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        slots: &mut Slots,
+        workers: usize,
+        jobs: &mpsc::Sender<(u64, EvalRequest)>,
+    ) -> Result<(), RunError> {
+        let budget = self.config.sweep.trial_budget();
+        while slots.running.len() < workers {
+            if let Some(p) = slots.ready.pop_front() {
+                let Some(request) = p.request.clone() else {
+                    continue;
+                };
+                jobs.send((p.trial, request)).map_err(|_| {
+                    RunError::Setup("internal: the evaluation workers ended early".into())
+                })?;
+                slots.running.insert(p.trial, p);
+                continue;
+            }
+            if slots.exhausted || slots.suggested >= budget {
+                break;
+            }
+            let ask = ((workers - slots.running.len()) as u64).min(budget - slots.suggested);
+            let batch = proposer.suggest(usize::try_from(ask).unwrap_or(usize::MAX))?;
+            let call = slots.calls;
+            slots.calls += 1;
+            if (batch.len() as u64) < ask {
+                slots.exhausted = true;
+            }
+            slots.suggested += batch.len() as u64;
+            // every suggestion line of the call before anything it leads to: resume repeats
+            // the call where its first line is
+            let mut prepared = Vec::with_capacity(batch.len());
+            for trial in &batch {
+                let p = self.prepare_with(trial, |_| true)?;
+                self.log(&Line::Suggest {
+                    trial: trial.id,
+                    batch: Some(call),
+                    count: Some(ask),
+                    parameters: p.parameters.clone(),
+                })?;
+                prepared.push(p);
+            }
+            for p in prepared {
+                self.admit(proposer, slots, p)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decides what a trial needs: an outcome now (over the GPU budget, a cache hit), to
+    /// wait for a duplicate being evaluated, or an evaluation.
+    fn admit(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        slots: &mut Slots,
+        p: Prepared,
+    ) -> Result<(), RunError> {
+        if let Some((status, reason)) = p.early.clone() {
+            return self.close(proposer, p, Source::Early(status, reason), Journaled::Now);
+        }
+        if self.ledger.has_cached_key(&p.key) {
+            return self.close(proposer, p, Source::CacheHit, Journaled::Now);
+        }
+        if slots.evaluating.contains(&p.key) {
+            slots.waiting.entry(p.key.clone()).or_default().push(p);
+            return Ok(());
+        }
+        slots.evaluating.insert(p.key.clone());
+        slots.ready.push_back(p);
+        Ok(())
+    }
+
+    /// Answers the duplicates that waited for the configuration `key` from the cache.
+    fn release(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        slots: &mut Slots,
+        key: &str,
+    ) -> Result<(), RunError> {
+        for p in slots.waiting.remove(key).unwrap_or_default() {
+            self.close(proposer, p, Source::CacheHit, Journaled::Now)?;
+        }
+        Ok(())
+    }
+
+    /// Records a trial's outcome in the ledger, journals it when that is still to do, and
+    /// tells the proposer and the observer.
+    fn close(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        p: Prepared,
+        source: Source,
+        journaled: Journaled,
+    ) -> Result<(), RunError> {
+        let trial = p.trial;
+        let verdict =
+            self.ledger
+                .record(Entry::new(trial, p.parameters, p.declared_gpus, source))?;
+        if journaled == Journaled::Now {
+            self.log(&Line::Outcome {
+                trial,
+                status: verdict.status,
+                reason: verdict.reason.clone(),
+                report: None,
+            })?;
+        }
+        match &verdict.measurement {
+            Some(m) => proposer.observe(trial, m)?,
+            None => proposer
+                .observe_infeasible(trial, verdict.reason.as_deref().unwrap_or("infeasible"))?,
+        }
+        self.report_progress(journaled == Journaled::Replayed);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FileJournal, RunResult, Sweeper, default_study, result_from_journal};
+    use super::*;
+    use crate::evaluator::Evaluator;
+    use std::path::Path;
+    use std::time::Duration;
+    use sweeper_goal::SweepConfig;
+    use sweeper_sampler::{Study, Trial};
+
+    const CONFIG: &str = "goal: {target: pareto}
+search_space:
+  gpu_budget: 8
+  used_gpus: [tp, replicas]
+  parameters:
+    tp: {values: [1, 2, 4]}
+    replicas: {int: [1, 4]}
+    x: {float: [0.0, 1.0]}
+sweep: {schedule: async, parallel_evals: 3, max_trials: 14, seed: 5}";
+
+    fn config(sweep: &str) -> SweepConfig {
+        let text = CONFIG.replace(
+            "{schedule: async, parallel_evals: 3, max_trials: 14, seed: 5}",
+            sweep,
+        );
+        sweeper_goal::parse(&text).unwrap()
+    }
+
+    fn study(config: &SweepConfig) -> Study {
+        let mut s = default_study(config).unwrap();
+        s.use_low_effort();
+        s
+    }
+
+    /// Sleeps long for every third trial, so that outcomes arrive out of trial order, and
+    /// reports numbers that depend only on the parameters; remembers whom it evaluated.
+    #[derive(Default)]
+    struct Sleepy {
+        calls: Mutex<Vec<u64>>,
+        fail: bool,
+    }
+
+    impl Sleepy {
+        fn calls(&self) -> Vec<u64> {
+            self.calls.lock().unwrap().clone()
+        }
+    }
+
+    impl Evaluator for Sleepy {
+        fn evaluate(&self, _worker: usize, request: &EvalRequest) -> EvalOutcome {
+            self.calls.lock().unwrap().push(request.id);
+            let ms = if request.id.is_multiple_of(3) { 60 } else { 2 };
+            std::thread::sleep(Duration::from_millis(ms));
+            if self.fail {
+                return EvalOutcome::Failed("broken".into());
+            }
+            let p = &request.parameters;
+            let tp = p["tp"].as_f64().unwrap();
+            let replicas = p["replicas"].as_f64().unwrap();
+            let x = p["x"].as_f64().unwrap();
+            let gpus = tp * replicas;
+            EvalOutcome::Report(
+                [
+                    (
+                        "output_throughput_tok_s".to_owned(),
+                        gpus * 100.0 * (0.2 + x) * (1.0 - 0.05 * tp),
+                    ),
+                    (
+                        "mean_output_token_throughput_per_user".to_owned(),
+                        200.0 / (1.0 + 8.0 * x) * tp.sqrt(),
+                    ),
+                    ("gpu_hours".to_owned(), gpus * 0.5),
+                    ("duration_ms".to_owned(), 1_800_000.0),
+                ]
+                .into(),
+            )
+        }
+    }
+
+    fn run(
+        config: &SweepConfig,
+        journal: &Path,
+        evaluator: &Sleepy,
+        study: &mut Study,
+    ) -> Result<RunResult, RunError> {
+        let mut j = if journal.exists() {
+            FileJournal::open(journal, config)?
+        } else {
+            FileJournal::create(journal, config)?
+        };
+        Sweeper::builder(config)
+            .evaluator(evaluator)
+            .proposer(study)
+            .journal(&mut j)
+            .run()
+    }
+
+    fn outcome_lines(journal: &Path) -> Vec<u64> {
+        std::fs::read_to_string(journal)
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["kind"] == "outcome")
+            .map(|v| v["trial"].as_u64().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn replaying_an_async_journal_reaches_the_live_study_state() {
+        let config = config("{schedule: async, parallel_evals: 3, max_trials: 14, seed: 5}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let live_eval = Sleepy::default();
+        let mut live_study = study(&config);
+        let live = run(&config, &path, &live_eval, &mut live_study).unwrap();
+        // the budget is exact, each trial once
+        assert_eq!(live.trials.len(), 14);
+        let mut ids: Vec<u64> = live.trials.iter().map(|t| t.trial).collect();
+        assert_ne!(
+            ids,
+            (0..14).collect::<Vec<u64>>(),
+            "outcomes arrived in trial order: the test proves nothing"
+        );
+        ids.sort_unstable();
+        assert_eq!(ids, (0..14).collect::<Vec<u64>>());
+        assert!(
+            live.tallies.infeasible > 0 && live.tallies.feasible > 0,
+            "{:?}",
+            live.tallies
+        );
+        let mut order = outcome_lines(&path);
+        assert_eq!(
+            order,
+            live.trials.iter().map(|t| t.trial).collect::<Vec<_>>()
+        );
+        order.sort_unstable();
+        order.dedup();
+        assert_eq!(order.len(), 14);
+
+        // resume of the finished sweep: nothing evaluated, nothing written, the same state
+        let before = std::fs::read(&path).unwrap();
+        let replay_eval = Sleepy::default();
+        let mut replayed_study = study(&config);
+        let replayed = run(&config, &path, &replay_eval, &mut replayed_study).unwrap();
+        assert!(replay_eval.calls().is_empty(), "{:?}", replay_eval.calls());
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(replayed_study.to_json(), live_study.to_json());
+        assert_eq!(replayed.trials, live.trials);
+        assert_eq!(replayed.candidates, live.candidates);
+        // and reading the journal alone gives the same result
+        let read = result_from_journal(&config, &path).unwrap();
+        assert_eq!(read.trials, live.trials);
+        assert_eq!(read.candidates, live.candidates);
+    }
+
+    #[test]
+    fn a_journal_cut_anywhere_resumes_without_losing_or_repeating_an_evaluation() {
+        let config = config("{schedule: async, parallel_evals: 3, max_trials: 12, seed: 9}");
+        let dir = tempfile::tempdir().unwrap();
+        let whole = dir.path().join("whole.jsonl");
+        run(&config, &whole, &Sleepy::default(), &mut study(&config)).unwrap();
+        let text = std::fs::read_to_string(&whole).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for cut in (1..lines.len()).step_by(2) {
+            let path = dir.path().join(format!("cut{cut}.jsonl"));
+            let mut kept = lines[..cut].join("\n");
+            kept.push('\n');
+            if cut % 4 == 1 {
+                // a line torn by the kill
+                kept.push_str(&lines[cut][..lines[cut].len() / 2]);
+            }
+            std::fs::write(&path, &kept).unwrap();
+            let finished = outcome_lines(&path);
+            let evaluator = Sleepy::default();
+            let mut resumed_study = study(&config);
+            let resumed = run(&config, &path, &evaluator, &mut resumed_study).unwrap();
+            let again: Vec<u64> = evaluator
+                .calls()
+                .into_iter()
+                .filter(|id| finished.contains(id))
+                .collect();
+            assert!(again.is_empty(), "cut {cut}: evaluated again: {again:?}");
+            // the budget is exact, every trial has one outcome, in the journal as in the result
+            let mut ids = outcome_lines(&path);
+            assert_eq!(
+                ids,
+                resumed.trials.iter().map(|t| t.trial).collect::<Vec<_>>()
+            );
+            ids.sort_unstable();
+            assert_eq!(ids, (0..12).collect::<Vec<u64>>(), "cut {cut}");
+            // the resumed journal replays to the state the resumed run ended in
+            let mut replayed_study = study(&config);
+            let replayed = run(&config, &path, &Sleepy::default(), &mut replayed_study).unwrap();
+            assert_eq!(
+                replayed_study.to_json(),
+                resumed_study.to_json(),
+                "cut {cut}"
+            );
+            assert_eq!(replayed.trials, resumed.trials, "cut {cut}");
+        }
+    }
+
+    /// Lends out a study and records, at every call of `suggest`, how many trials were
+    /// pending and how many were asked for.
+    struct Recording<'a> {
+        study: &'a mut Study,
+        pending: HashSet<u64>,
+        calls: Vec<(usize, usize)>,
+    }
+
+    impl Proposer for Recording<'_> {
+        fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
+            self.calls.push((self.pending.len(), count));
+            let trials = self.study.suggest(count)?;
+            self.pending.extend(trials.iter().map(|t| t.id));
+            Ok(trials)
+        }
+        fn observe(
+            &mut self,
+            trial: u64,
+            measurement: &std::collections::BTreeMap<String, f64>,
+        ) -> Result<(), RunError> {
+            assert!(self.pending.remove(&trial));
+            Ok(self.study.observe(trial, measurement)?)
+        }
+        fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
+            assert!(self.pending.remove(&trial));
+            Ok(self.study.observe_infeasible(trial, reason)?)
+        }
+    }
+
+    #[test]
+    fn a_freed_slot_is_filled_at_once_with_the_running_trials_pending() {
+        // no max_trials: the budget is max_rounds * candidates_per_round
+        let config = config(
+            "{schedule: async, parallel_evals: 3, max_rounds: 4, candidates_per_round: 4, seed: 2}",
+        );
+        let mut s = study(&config);
+        let mut recording = Recording {
+            study: &mut s,
+            pending: HashSet::new(),
+            calls: Vec::new(),
+        };
+        let evaluator = Sleepy::default();
+        let result = Sweeper::builder(&config)
+            .evaluator(&evaluator)
+            .proposer(&mut recording)
+            .run()
+            .unwrap();
+        assert_eq!(result.trials.len(), 16);
+        let calls = &recording.calls;
+        assert_eq!(calls[0], (0, 3));
+        let mut asked = 0;
+        for &(pending, count) in calls {
+            asked += count;
+            // every free slot is asked for, up to the budget; the running trials are pending
+            assert!(pending + count == 3 || asked == 16, "{calls:?}");
+        }
+        assert_eq!(asked, 16);
+        assert!(calls.iter().any(|&(pending, _)| pending == 2), "{calls:?}");
+        assert!(recording.pending.is_empty());
+    }
+
+    /// Hands out every trial of the study twice (the copy under a new id, suggested later),
+    /// as a proposer without deduplication would; observations of copies are dropped.
+    struct Twice {
+        study: Study,
+        copies: VecDeque<Trial>,
+    }
+
+    const COPY: u64 = 1_000_000;
+
+    impl Proposer for Twice {
+        fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
+            let mut out: Vec<Trial> = Vec::new();
+            while out.len() < count {
+                if let Some(t) = self.copies.pop_front() {
+                    out.push(t);
+                } else {
+                    let t = self.study.suggest(1)?.remove(0);
+                    let mut copy = t.clone();
+                    copy.id += COPY;
+                    self.copies.push_back(copy);
+                    out.push(t);
+                }
+            }
+            Ok(out)
+        }
+        fn observe(
+            &mut self,
+            trial: u64,
+            m: &std::collections::BTreeMap<String, f64>,
+        ) -> Result<(), RunError> {
+            if trial < COPY {
+                self.study.observe(trial, m)?;
+            }
+            Ok(())
+        }
+        fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
+            if trial < COPY {
+                self.study.observe_infeasible(trial, reason)?;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_duplicate_of_a_running_configuration_waits_for_its_outcome() {
+        let config = config("{schedule: async, parallel_evals: 3, max_trials: 10, seed: 3}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut j = FileJournal::create(&path, &config).unwrap();
+        let evaluator = Sleepy::default();
+        let twice = Twice {
+            study: study(&config),
+            copies: VecDeque::new(),
+        };
+        let result = Sweeper::builder(&config)
+            .evaluator(&evaluator)
+            .proposer(twice)
+            .journal(&mut j)
+            .run()
+            .unwrap();
+        assert_eq!(result.trials.len(), 10);
+        let journal = std::fs::read_to_string(&path).unwrap();
+        let line_of = |kind: &str, trial: u64| {
+            journal
+                .lines()
+                .position(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    v["kind"] == kind && v["trial"] == trial
+                })
+                .unwrap()
+        };
+        let over_budget = |t: &super::super::TrialResult| {
+            t.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("over gpu_budget"))
+        };
+        let mut waited = 0;
+        for (at, copy) in result.trials.iter().enumerate() {
+            if copy.trial < COPY {
+                continue;
+            }
+            let original = result
+                .trials
+                .iter()
+                .position(|t| t.trial == copy.trial - COPY)
+                .unwrap();
+            // answered after its original: from the cache, or over the budget like it
+            assert!(original < at, "{copy:?}");
+            if over_budget(&result.trials[original]) {
+                assert!(over_budget(copy), "{copy:?}");
+            } else {
+                assert_eq!(copy.status, Status::CacheHit, "{copy:?}");
+                if line_of("suggest", copy.trial) < line_of("outcome", copy.trial - COPY) {
+                    waited += 1;
+                }
+            }
+        }
+        assert!(waited > 0, "no copy was suggested while its original ran");
+        // a copy is never evaluated; every other trial not over the budget is, once
+        let calls = evaluator.calls();
+        assert!(calls.iter().all(|&id| id < COPY));
+        let evaluated = result
+            .trials
+            .iter()
+            .filter(|t| t.status != Status::CacheHit && !over_budget(t))
+            .count();
+        assert_eq!(calls.len(), evaluated);
+        assert_eq!(
+            journal.matches("cache_hit").count() as u64,
+            result.tallies.cache_hits
+        );
+    }
+
+    #[test]
+    fn consecutive_failures_stop_the_slots_and_resume_goes_on_to_the_budget() {
+        let config = config(
+            "{schedule: async, parallel_evals: 2, max_trials: 9, seed: 4, max_consecutive_failures: 3, algorithm: random}",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let broken = Sleepy {
+            fail: true,
+            ..Sleepy::default()
+        };
+        let err = run(&config, &path, &broken, &mut study(&config)).unwrap_err();
+        let RunError::TooManyFailures { count, reasons } = &err else {
+            panic!("{err}");
+        };
+        // the limit, plus the evaluation running beside the third
+        assert!((3..=4).contains(count), "{err}");
+        assert_eq!(reasons[0].0, "broken");
+        assert_eq!(broken.calls().len(), *count as usize);
+        let failed_before = outcome_lines(&path);
+        // every failed evaluation is journaled
+        for id in broken.calls() {
+            assert!(failed_before.contains(&id));
+        }
+        let fixed = Sleepy::default();
+        let result = run(&config, &path, &fixed, &mut study(&config)).unwrap();
+        assert_eq!(result.trials.len(), 9);
+        assert!(fixed.calls().iter().all(|id| !failed_before.contains(id)));
+        assert_eq!(result.tallies.failed, u64::from(*count));
+    }
+}
