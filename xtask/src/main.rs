@@ -1,7 +1,8 @@
 //! `cargo xtask`: project automation. `cargo xtask ci` runs exactly what `.ci/run` runs.
 //!
 //! Subcommands:
-//! - `ci`: formatting, lints as errors, the test suite, each bench once.
+//! - `ci`: formatting, lints as errors, the test suite (after `.ci/slurm/start.sh` starts a
+//!   one-node Slurm), each bench once.
 //! - `check-frontier`: the dominance property suite with a chosen case count, or a check
 //!   of another tool's front against its input.
 //! - `bench-sampler`: the sampler benchmark problems (ZDT1, DTLZ2, serving).
@@ -71,6 +72,11 @@ fn ci() -> anyhow::Result<()> {
         &["test", "-p", "sweeper-benches", "--benches", "--locked"],
     ];
     for step in steps {
+        if step[..2] == ["test", "--workspace"] {
+            // a one-node Slurm on localhost for the Slurm executor's tests, as in .ci/run
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            run(Command::new(root.join(".ci/slurm/start.sh")))?;
+        }
         let mut cmd = cargo();
         cmd.args(step);
         if step[0] == "doc" {
