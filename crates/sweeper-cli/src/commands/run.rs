@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use sweeper_cli::provider::ServingPlanner;
 use sweeper_cli::run::{
     FileJournal, Progress, ResultFile, RunError, RunObserver, Sweeper, candidates_csv,
-    evaluator_for, write_file_atomic, write_outputs,
+    evaluator_in, write_file_atomic, write_outputs,
 };
 
 /// Arguments of `sweeper run`.
@@ -120,7 +120,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let name = config_path
         .file_stem()
         .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned());
-    let setup = evaluator_for(&config, &name).map_err(|e| run_error(&e))?;
+    let setup = evaluator_in(&config, &name, &out_dir).map_err(|e| run_error(&e))?;
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
     // The journal first: it refuses a directory that holds another sweep's journal, and its
@@ -159,12 +159,29 @@ pub(crate) fn run(args: &Args) -> CliResult {
             .map_err(|e| run_error(&e))?;
     }
 
-    // Ctrl-C or SIGTERM: evaluators run in process groups of their own and would outlive
-    // sweeper; kill them, and say how to continue (the journal is synced per line).
+    // Ctrl-C or SIGTERM: evaluators run in process groups of their own, and batch jobs on
+    // the cluster, and would outlive sweeper; kill and cancel them, and say how to continue
+    // (the journal is synced per line).
     let resume_dir = out_dir.clone();
     let _ = ctrlc::set_handler(move || {
         #[cfg(unix)]
         sweeper_cli::evaluator::kill_running_evaluators();
+        #[cfg(unix)]
+        match sweeper_cli::evaluator::cancel_slurm_jobs() {
+            Ok(ids) if ids.is_empty() => {}
+            Ok(ids) => super::print_stderr(&format!(
+                "\nsweeper: cancelled {} Slurm job{} ({}); --resume submits them again\n",
+                ids.len(),
+                if ids.len() == 1 { "" } else { "s" },
+                ids.iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            Err(e) => super::print_stderr(&format!(
+                "\nsweeper: could not cancel the Slurm jobs of this sweep: {e}; cancel them with scancel (their ids are in the journal's started lines)\n"
+            )),
+        }
         super::print_stderr(&format!(
             "\nsweeper: interrupted; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
             resume_dir.display()

@@ -6,6 +6,9 @@
 //!   line; `config` is what a trial means: the config without its budget keys)
 //! - `{"kind":"suggest","trial":ID,"batch":K,"count":N,"parameters":{...}}`: a trial of the
 //!   `K`-th call of the proposer, which asked for `N` trials
+//! - `{"kind":"started","trial":ID,"handle":"slurm:1234"}`: the evaluation of a trial runs
+//!   outside sweeper as this handle (a batch job); `--resume` gives the handle back to the
+//!   evaluator, which re-attaches instead of starting the trial again
 //! - `{"kind":"outcome","trial":ID,"status":"feasible"|...,"reason":..,"report":{..}}`
 //!
 //! Numbers that may be infinite are written as `"inf"` / `"-inf"`
@@ -68,6 +71,8 @@ pub(crate) enum Line {
         count: Option<u64>,
         parameters: Map<String, Value>,
     },
+    /// The evaluation of a trial runs outside sweeper as `handle` (a batch job's id).
+    Started { trial: u64, handle: String },
     /// What a trial came to.
     Outcome {
         trial: u64,
@@ -86,6 +91,20 @@ pub(crate) struct Recorded {
     pub(crate) status: Status,
     pub(crate) reason: Option<String>,
     pub(crate) report: Option<RawReport>,
+    /// The last handle its evaluation reported (`Line::Started`).
+    pub(crate) handle: Option<String>,
+}
+
+impl Recorded {
+    fn pending() -> Recorded {
+        Recorded {
+            parameters: None,
+            status: Status::Pending,
+            reason: None,
+            report: None,
+            handle: None,
+        }
+    }
 }
 
 /// What a journal holds: every trial, the order of suggestions and the size of each call.
@@ -146,13 +165,22 @@ fn fingerprint(text: &str) -> String {
     format!("{h:016x}")
 }
 
-/// What a trial means: the config as JSON without the budget keys of `sweep:`.
+/// What a trial means: the config as JSON without the budget keys of `sweep:`, and with only
+/// the presence of `evaluator.slurm`, not its keys: where the jobs run (a partition, a time
+/// limit) does not change what they compute, so a sweep resumes on another partition or
+/// with a longer limit; but a sweep of Slurm jobs does not resume as local processes, which
+/// would run again what its jobs are still running.
 pub(crate) fn meaning(config: &SweepConfig) -> Value {
     let mut v = config.to_json_value();
     if let Some(Value::Object(sweep)) = v.get_mut("sweep") {
         for key in BUDGET_KEYS {
             sweep.remove(key);
         }
+    }
+    if let Some(Value::Object(evaluator)) = v.get_mut("evaluator")
+        && let Some(slurm) = evaluator.get_mut("slurm")
+    {
+        *slurm = Value::Bool(true);
     }
     v
 }
@@ -426,12 +454,7 @@ fn parse(
                 count,
                 parameters,
             } => {
-                let entry = replay.trials.entry(trial).or_insert_with(|| Recorded {
-                    parameters: None,
-                    status: Status::Pending,
-                    reason: None,
-                    report: None,
-                });
+                let entry = replay.trials.entry(trial).or_insert_with(Recorded::pending);
                 if entry.parameters.is_none() {
                     replay.order.push(trial);
                 }
@@ -459,18 +482,20 @@ fn parse(
                     }
                 }
             }
+            Line::Started { trial, handle } => {
+                replay
+                    .trials
+                    .entry(trial)
+                    .or_insert_with(Recorded::pending)
+                    .handle = Some(handle);
+            }
             Line::Outcome {
                 trial,
                 status,
                 reason,
                 report,
             } => {
-                let entry = replay.trials.entry(trial).or_insert(Recorded {
-                    parameters: None,
-                    status: Status::Pending,
-                    reason: None,
-                    report: None,
-                });
+                let entry = replay.trials.entry(trial).or_insert_with(Recorded::pending);
                 entry.status = status;
                 entry.reason = reason;
                 entry.report = report;
