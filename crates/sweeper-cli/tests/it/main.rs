@@ -13,5 +13,6 @@ mod rescore;
 mod resume;
 mod run;
 mod score;
+mod slurm;
 mod terminal;
 mod validate;
