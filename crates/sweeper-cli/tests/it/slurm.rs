@@ -331,7 +331,7 @@ fn a_job_over_max_eval_seconds_is_cancelled_and_timed_out() {
     let started = Instant::now();
     sweep.run_ok();
     assert!(
-        started.elapsed() < Duration::from_secs(60),
+        started.elapsed() < Duration::from_mins(1),
         "took {:?}",
         started.elapsed()
     );
