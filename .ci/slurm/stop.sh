@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stops the test cluster of .ci/slurm/start.sh: slurmd and slurmctld, then munged, each by the
 # pid in its pid file (nothing else is signalled); munged only with --all, as other users of
-# munge may share it. Jobs still running are killed with slurmd.
+# munge may share it. Jobs still queued or running are cancelled first.
 set -euo pipefail
 
 dir=${SWEEPER_SLURM_DIR:-/var/tmp/sweeper-slurm}
@@ -25,6 +25,9 @@ stop() {
     rm -f "$pidfile"
 }
 
+if [[ -f $dir/run/slurmctld.pid ]] && kill -0 "$(cat "$dir/run/slurmctld.pid")" 2>/dev/null; then
+    SLURM_CONF=$dir/etc/slurm.conf squeue -h -o %i 2>/dev/null | xargs -r env SLURM_CONF="$dir/etc/slurm.conf" scancel || true
+fi
 stop "$dir/run/slurmd.pid" slurmd
 stop "$dir/run/slurmctld.pid" slurmctld
 if [[ ${1:-} == --all ]]; then

@@ -93,8 +93,8 @@
 //!   characters. `sbatch_args` pass through as written, except the options sweeper sets
 //!   itself (`--output`, `--error`, `--input`, `--parsable`, `--wrap`, `--chdir`,
 //!   `--job-name`, `--partition`, `--account`, `--time`, the `--gpus*` options, a GPU
-//!   `--gres`, `--array`, `--wait`, and `--nodes` when `gpus_per_node` is set), which are
-//!   refused with the key to use instead.
+//!   `--gres`, `--array`, `--wait`, `--clusters`, and `--nodes` when `gpus_per_node` is
+//!   set), which are refused with the key to use instead.
 //! - **Sweep**: `max_rounds`, `candidates_per_round`, `parallel_evals` fit in `u32`;
 //!   `seed` is any `u64`; `algorithm` also accepts `quasi_random` and `grid` (extensions).
 //! - **Failures**: `sweep.max_consecutive_failures` (an extension: an integer `>= 1` that

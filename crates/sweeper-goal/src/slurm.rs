@@ -158,7 +158,7 @@ fn text(v: &RawValue, path: &str, what: &str) -> Result<String, ConfigError> {
 
 /// `sbatch` options that sweeper sets itself, and why; each matches `--long`, `--long=...`
 /// and `-s`, `-sVALUE` (the short form).
-const RESERVED: [(&str, Option<char>, &str); 16] = [
+const RESERVED: [(&str, Option<char>, &str); 17] = [
     (
         "--output",
         Some('o'),
@@ -207,6 +207,7 @@ const RESERVED: [(&str, Option<char>, &str); 16] = [
         "one candidate is one job; see docs/large-sweeps.md for job arrays",
     ),
     ("--wait", Some('W'), "sweeper polls the queue itself"),
+    ("--clusters", Some('M'), "sweeper polls the cluster its squeue talks to"),
 ];
 
 /// Why `arg` may not be in `sbatch_args`, when it may not.

@@ -535,3 +535,75 @@ fn a_job_slurm_refuses_fails_its_candidate_only() {
     let small = trials.values().find(|t| t["config"]["tp"] == 1).unwrap();
     assert_eq!(small["status"], "feasible", "{small}");
 }
+
+/// Brings the node back (and waits until it takes jobs) when a test that downed it ends.
+struct NodeBack(String);
+
+impl Drop for NodeBack {
+    fn drop(&mut self) {
+        let give_up = Instant::now() + Duration::from_secs(30);
+        loop {
+            let _ = Command::new("scontrol")
+                .args(["update", &format!("nodename={}", self.0), "state=resume"])
+                .output();
+            let state = Command::new("sinfo")
+                .args(["-h", "-N", "-o", "%T"])
+                .output()
+                .map(|o| text(&o.stdout))
+                .unwrap_or_default();
+            if state.trim() == "idle" || Instant::now() > give_up {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+#[test]
+fn a_node_failure_is_tallied_with_slurms_reason() {
+    let Some(_cluster) = cluster() else { return };
+    let sweep = Sweep::new();
+    // without --no-requeue Slurm would requeue the job after the node failure
+    sweep.config(
+        "tp: {values: [1]}, sleep: {values: [60]}",
+        ", sbatch_args: [--no-requeue]",
+        "candidates_per_round: 1, parallel_evals: 1",
+    );
+    let child = sweep
+        .command(&["run", "c.yaml", "--out", "o", "--no-progress"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("the job running", Duration::from_secs(30), || {
+        jobs_named(&sweep.job_name())
+            .values()
+            .any(|(s, _)| s == "RUNNING")
+    });
+    let node = text(
+        &Command::new("sinfo")
+            .args(["-h", "-N", "-o", "%N"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .trim()
+    .to_owned();
+    let _back = NodeBack(node.clone());
+    let down = Command::new("scontrol")
+        .args([
+            "update",
+            &format!("nodename={node}"),
+            "state=down",
+            "reason=sweeper-node-failure-test",
+        ])
+        .output()
+        .unwrap();
+    assert!(down.status.success(), "{}", text(&down.stderr));
+    let out = child.wait_with_output().unwrap();
+    // no candidate was feasible: exit 1, with the trial tallied
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let trials = sweep.trials();
+    assert_eq!(trials[&0]["status"], "failed", "{}", trials[&0]);
+    assert_eq!(trials[&0]["reason"], "slurm job NODE_FAIL (NodeDown)");
+}

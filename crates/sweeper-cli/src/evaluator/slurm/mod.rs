@@ -62,7 +62,11 @@ impl SlurmSpec {
     /// past a year.
     pub fn time_limit(&self) -> Option<u64> {
         self.slurm.time_limit.or_else(|| {
-            let seconds = self.timeout.as_secs().checked_add(60)?;
+            let whole = self
+                .timeout
+                .as_secs()
+                .checked_add(u64::from(self.timeout.subsec_nanos() > 0))?;
+            let seconds = whole.checked_add(60)?;
             let minutes = seconds.div_ceil(60);
             (minutes <= 365 * 24 * 60).then_some(minutes * 60)
         })
@@ -495,4 +499,128 @@ pub fn cancel_slurm_jobs() -> Result<Vec<u64>, String> {
     }
     let ids: Vec<u64> = jobs.keys().copied().collect();
     queue::scancel(&ids).map(|()| ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn evaluator(dir: &Path) -> SlurmEvaluator {
+        let spec = SlurmSpec::new(vec!["./eval".into()], dir.join("jobs"));
+        SlurmEvaluator::new(spec).unwrap()
+    }
+
+    fn end(state: &str, reason: &str, exit: Option<Exit>) -> JobEnd {
+        JobEnd {
+            state: state.into(),
+            reason: reason.into(),
+            exit,
+            over_limit: None,
+        }
+    }
+
+    #[test]
+    fn every_way_a_job_ends_has_its_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let ev = evaluator(dir.path());
+        let files = JobFiles::in_dir(&dir.path().join("jobs/0"));
+        fs::create_dir_all(&files.dir).unwrap();
+        // Slurm's own limit (max_eval_seconds 600 + a minute)
+        assert_eq!(
+            ev.judge(&end("TIMEOUT", "TimeLimit", Some(Exit::Signal(15))), &files),
+            EvalOutcome::TimedOut(
+                "slurm job TIMEOUT (TimeLimit): it ran over its Slurm time limit of 00:11:00"
+                    .into()
+            )
+        );
+        assert_eq!(
+            ev.judge(&end("OUT_OF_MEMORY", "OutOfMemory", None), &files),
+            EvalOutcome::Failed("slurm job OUT_OF_MEMORY (OutOfMemory)".into())
+        );
+        assert_eq!(
+            ev.judge(&end("PREEMPTED", "None", None), &files),
+            EvalOutcome::Failed("slurm job PREEMPTED".into())
+        );
+        let over = JobEnd {
+            over_limit: Some(Duration::from_secs(601)),
+            ..end("CANCELLED", "None", Some(Exit::Signal(15)))
+        };
+        assert!(
+            matches!(ev.judge(&over, &files), EvalOutcome::TimedOut(r) if r.contains("max_eval_seconds"))
+        );
+        // a script killed by a signal (a launch failure)
+        assert_eq!(
+            ev.judge(
+                &end("FAILED", "JobLaunchFailure", Some(Exit::Signal(9))),
+                &files
+            ),
+            EvalOutcome::Failed(
+                "slurm job FAILED (JobLaunchFailure): the job script was killed by signal 9".into()
+            )
+        );
+        // the exit code file decides over Slurm's word, and the stderr file gives the reason
+        fs::write(&files.stderr, "warming up\nno such tp\n").unwrap();
+        fs::write(&files.exit_code, "3\n").unwrap();
+        assert_eq!(
+            ev.judge(
+                &end("FAILED", "NonZeroExitCode", Some(Exit::Code(3))),
+                &files
+            ),
+            EvalOutcome::Unsupported("no such tp".into())
+        );
+        fs::write(&files.exit_code, "0\n").unwrap();
+        fs::write(&files.stdout, "{\"output_throughput_tok_s\": 5}\n").unwrap();
+        let EvalOutcome::Report(report) = ev.judge(&end("COMPLETED", "None", None), &files) else {
+            panic!("a report");
+        };
+        assert_eq!(report["output_throughput_tok_s"], 5.0);
+        fs::write(&files.stdout, "not json").unwrap();
+        assert!(matches!(
+            ev.judge(&end("COMPLETED", "None", None), &files),
+            EvalOutcome::Failed(_)
+        ));
+        fs::remove_file(&files.exit_code).unwrap();
+        assert_eq!(
+            ev.judge(&end("FAILED", "NonZeroExitCode", Some(Exit::Code(7))), &files),
+            EvalOutcome::Failed(
+                "slurm job FAILED (NonZeroExitCode): evaluator exited with code 7: warming up | no such tp"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn handles_name_their_job() {
+        assert_eq!(job_of("slurm:1234"), Some(1234));
+        assert_eq!(job_of("slurm:x"), None);
+        assert_eq!(job_of("pid:12"), None);
+    }
+
+    #[test]
+    fn the_default_time_limit_leaves_sweeper_the_first_word() {
+        let mut spec = SlurmSpec::new(vec!["x".into()], "/j");
+        spec.timeout = Duration::from_mins(10);
+        assert_eq!(spec.time_limit(), Some(660));
+        spec.timeout = Duration::from_secs_f64(0.5);
+        assert_eq!(spec.time_limit(), Some(120));
+        spec.timeout = Duration::MAX;
+        assert_eq!(spec.time_limit(), None);
+        spec.slurm.time_limit = Some(42);
+        assert_eq!(spec.time_limit(), Some(42));
+    }
+
+    #[test]
+    fn a_jobs_directory_slurm_would_misread_is_refused() {
+        let err = SlurmEvaluator::new(SlurmSpec::new(vec!["x".into()], "/out%j/jobs"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`%`"), "{err}");
+        let mut spec = SlurmSpec::new(vec!["x".into()], "/out/jobs");
+        spec.env.insert("NOT-A-NAME".into(), "1".into());
+        let err = SlurmEvaluator::new(spec).unwrap_err().to_string();
+        assert!(
+            err.starts_with("evaluator.slurm: evaluator.env: `NOT-A-NAME`"),
+            "{err}"
+        );
+    }
 }
