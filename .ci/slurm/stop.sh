@@ -13,7 +13,7 @@ stop() {
     pid=$(cat "$pidfile")
     if kill -0 "$pid" 2>/dev/null; then
         kill -TERM "$pid"
-        for _ in $(seq 1 50); do
+        for _ in $(seq 1 200); do
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.1
         done

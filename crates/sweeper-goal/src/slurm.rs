@@ -207,7 +207,11 @@ const RESERVED: [(&str, Option<char>, &str); 17] = [
         "one candidate is one job; see docs/large-sweeps.md for job arrays",
     ),
     ("--wait", Some('W'), "sweeper polls the queue itself"),
-    ("--clusters", Some('M'), "sweeper polls the cluster its squeue talks to"),
+    (
+        "--clusters",
+        Some('M'),
+        "sweeper polls the cluster its squeue talks to",
+    ),
 ];
 
 /// Why `arg` may not be in `sbatch_args`, when it may not.

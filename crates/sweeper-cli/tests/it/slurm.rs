@@ -607,3 +607,144 @@ fn a_node_failure_is_tallied_with_slurms_reason() {
     assert_eq!(trials[&0]["status"], "failed", "{}", trials[&0]);
     assert_eq!(trials[&0]["reason"], "slurm job NODE_FAIL (NodeDown)");
 }
+
+/// The repository root.
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `PATH` with the built `sweeper` first, for the example scripts.
+fn path_with_sweeper() -> std::ffi::OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_sweeper")).parent().unwrap();
+    let mut path = std::ffi::OsString::from(bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    path
+}
+
+#[test]
+fn the_slurm_example_sweep_runs_each_candidate_on_its_gpus() {
+    let Some(_cluster) = cluster() else { return };
+    let out = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_sweeper"))
+        .args(["run", "examples/slurm/sweep.yaml", "--out"])
+        .arg(out.path())
+        .args(["--no-progress", "--format", "json"])
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("result.json")).unwrap())
+            .unwrap();
+    let trials = result["trials"].as_array().unwrap();
+    assert!(trials.len() >= 12, "{}", trials.len());
+    let mut feasible = 0;
+    for t in trials.iter().filter(|t| t["status"] == "feasible") {
+        feasible += 1;
+        assert_eq!(
+            t["metrics"]["gpus_seen"],
+            t["config"]["used_gpus"].as_f64().unwrap(),
+            "{t}"
+        );
+    }
+    assert!(feasible >= 4, "{feasible} feasible");
+}
+
+#[test]
+fn the_grid_array_recipe_runs_the_whole_grid_and_scores_it() {
+    let Some(_cluster) = cluster() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("grid.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "goal: {{target: throughput_per_gpu}}
+workload: {{isl: 4000, osl: 500, num_request_ratio: 10, kv_load_ratio: 0.5}}
+search_space:
+  gpu_budget: 4
+  used_gpus: [tp, replicas]
+  parameters:
+    tp: {{values: [1, 2, 4]}}
+    replicas: {{values: [1, 2]}}
+    max_batch_size: {{values: [16, 256]}}
+evaluator:
+  command: [python3, toy_bench.py]
+  cwd: {}
+  env: {{TOY_BENCH_SECONDS: '0'}}
+  slurm: {{job_name: sweeper-grid-test}}
+",
+            repo().join("examples/slurm").display()
+        ),
+    )
+    .unwrap();
+    let recipe = repo().join("examples/slurm/grid_array.py");
+    let grid = dir.path().join("g");
+    let script = |action: &str, extra: &[&str]| {
+        Command::new("python3")
+            .arg(&recipe)
+            .arg(action)
+            .arg(&config)
+            .arg(&grid)
+            .args(extra)
+            .env("PATH", path_with_sweeper())
+            .output()
+            .unwrap()
+    };
+    let submitted = script("submit", &[]);
+    assert!(submitted.status.success(), "{}", text(&submitted.stderr));
+    // tp × replicas within 4 GPUs: 1, 2 (twice), 4 (twice); × 2 batch sizes
+    let lines: Vec<String> = text(&submitted.stdout)
+        .lines()
+        .map(|l| l.split(", array job").next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "1 GPUs: 2 candidates",
+            "2 GPUs: 4 candidates",
+            "4 GPUs: 4 candidates"
+        ]
+    );
+    let arrays: Value =
+        serde_json::from_str(&std::fs::read_to_string(grid.join("arrays.json")).unwrap()).unwrap();
+    let tasks: u64 = arrays
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["tasks"].as_u64().unwrap())
+        .sum();
+    assert_eq!(tasks, 10);
+    // each task's script writes I.exit when its candidate is done
+    let exits = || {
+        std::fs::read_dir(&grid)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("gpus-"))
+            .flat_map(|e| std::fs::read_dir(e.path()).unwrap().filter_map(Result::ok))
+            .filter(|f| f.file_name().to_string_lossy().ends_with(".exit"))
+            .count()
+    };
+    wait_until("every array task ends", Duration::from_secs(120), || {
+        exits() == 10
+    });
+    let collected = script("collect", &["--format", "json"]);
+    assert!(collected.status.success(), "{}", text(&collected.stderr));
+    assert!(
+        text(&collected.stderr).contains("10 reports"),
+        "{}",
+        text(&collected.stderr)
+    );
+    let ranking: Value = serde_json::from_slice(&collected.stdout).unwrap();
+    assert_eq!(ranking.as_array().unwrap().len(), 10);
+    let rows = std::fs::read_to_string(grid.join("rows.jsonl")).unwrap();
+    for row in rows.lines() {
+        let row: Value = serde_json::from_str(row).unwrap();
+        assert_eq!(
+            row["report"]["gpus_seen"].as_f64(),
+            row["config"]["used_gpus"].as_f64(),
+            "{row}"
+        );
+    }
+}
