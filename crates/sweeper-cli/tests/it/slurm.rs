@@ -726,7 +726,7 @@ evaluator:
             .filter(|f| f.file_name().to_string_lossy().ends_with(".exit"))
             .count()
     };
-    wait_until("every array task ends", Duration::from_secs(120), || {
+    wait_until("every array task ends", Duration::from_mins(2), || {
         exits() == 10
     });
     let collected = script("collect", &["--format", "json"]);
