@@ -26,6 +26,12 @@ config.yaml and the plot (front.svg or best.svg). A directory that holds a journ
 is never overwritten: continue it with --resume, or give another --out. While a
 sweep runs, its directory is locked against a second one.
 
+With evaluator.slurm each evaluation is one Slurm batch job (run sweeper on a login
+node, DIR on a shared filesystem): DIR/jobs/<trial>/ holds its candidate, script,
+stdout, stderr and exit code, and the journal its job id, so that --resume after a
+kill re-attaches to the jobs still queued or running; Ctrl-C cancels them all
+(docs/large-sweeps.md).
+
 Resuming under a config whose budget keys differ (max_rounds, max_trials,
 candidates_per_round, parallel_evals, max_eval_seconds, max_consecutive_failures)
 extends or shortens the sweep; any other difference is refused, naming the keys.
