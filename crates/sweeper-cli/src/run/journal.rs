@@ -611,6 +611,59 @@ mod tests {
     }
 
     #[test]
+    fn a_started_handle_is_kept_for_a_trial_without_an_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let mut j = FileJournal::create(&path, &config("")).unwrap();
+        for (trial, handle) in [(0, "slurm:7"), (1, "slurm:8"), (1, "slurm:9")] {
+            j.append(&Line::Started {
+                trial,
+                handle: handle.into(),
+            })
+            .unwrap();
+        }
+        j.append(&Line::Outcome {
+            trial: 0,
+            status: Status::Failed,
+            reason: Some("x".into()),
+            report: None,
+        })
+        .unwrap();
+        drop(j);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(r#"{"kind":"started","trial":1,"handle":"slurm:9"}"#),
+            "{text}"
+        );
+        let j = FileJournal::open(&path, &config("")).unwrap();
+        let replay = j.replay();
+        assert_eq!(replay.trials[&0].status, Status::Failed);
+        // the last handle of a trial that did not finish is what a resume re-attaches to
+        assert_eq!(replay.trials[&1].status, Status::Pending);
+        assert_eq!(replay.trials[&1].handle.as_deref(), Some("slurm:9"));
+        assert_eq!(j.finished_trials(), 1);
+    }
+
+    #[test]
+    fn a_slurm_block_counts_by_its_presence_not_its_keys() {
+        let with = |slurm: &str| {
+            sweeper_goal::parse(&format!(
+                "search_space: {{parameters: {{tp: {{values: [1, 2]}}}}}}\nevaluator: {{command: [x]{slurm}}}"
+            ))
+            .unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        drop(FileJournal::create(&path, &with(", slurm: {partition: a}")).unwrap());
+        FileJournal::open(&path, &with(", slurm: {partition: b, time_limit: 90}")).unwrap();
+        let err = FileJournal::open(&path, &with("")).unwrap_err();
+        assert!(
+            matches!(&err, RunError::JournalMismatch { keys, .. } if keys == &["evaluator.slurm"]),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn infinite_metrics_round_trip_and_nan_is_refused() {
         let report = RawReport::from([
             ("mean_e2e_latency_ms".to_owned(), f64::INFINITY),

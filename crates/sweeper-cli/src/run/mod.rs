@@ -1058,6 +1058,81 @@ mod tests {
         }
     }
 
+    /// Reports a handle per evaluation and remembers the handles a resume gave back.
+    #[derive(Default)]
+    struct Handles(std::sync::Mutex<Vec<(u64, Option<String>)>>);
+
+    impl Evaluator for Handles {
+        fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome {
+            self.evaluate_with(worker, request, &EvalContext::detached())
+        }
+        fn evaluate_with(
+            &self,
+            _worker: usize,
+            request: &EvalRequest,
+            context: &EvalContext<'_>,
+        ) -> EvalOutcome {
+            context.started(&format!("job:{}", request.id));
+            self.0
+                .lock()
+                .unwrap()
+                .push((request.id, context.resumed().map(str::to_owned)));
+            let tp = request.parameters["tp"].as_f64().unwrap_or(1.0);
+            EvalOutcome::Report(BTreeMap::from([("output_throughput_tok_s".to_owned(), tp)]).into())
+        }
+    }
+
+    #[test]
+    fn a_handle_is_journaled_before_the_outcome_and_given_back_on_resume() {
+        let config = sweeper_goal::parse(
+            "search_space: {gpu_budget: 8, parameters: {tp: {values: [1, 2, 4, 8]}}}
+sweep: {max_rounds: 1, candidates_per_round: 4, parallel_evals: 2, algorithm: grid}",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut journal = FileJournal::create(&path, &config).unwrap();
+        let first = Handles::default();
+        Sweeper::builder(&config)
+            .evaluator(&first)
+            .journal(&mut journal)
+            .run()
+            .unwrap();
+        drop(journal);
+        assert!(first.0.lock().unwrap().iter().all(|(_, r)| r.is_none()));
+        let text = std::fs::read_to_string(&path).unwrap();
+        for trial in 0..4 {
+            let started = format!(r#"{{"kind":"started","trial":{trial},"handle":"job:{trial}"}}"#);
+            let outcome = format!(r#"{{"kind":"outcome","trial":{trial},"#);
+            let (s, o) = (text.find(&started), text.find(&outcome));
+            assert!(s.is_some() && s < o, "trial {trial}:\n{text}");
+        }
+        // as if the driver died before trials 1 and 3 ended: their outcomes are lost
+        let cut: String = text
+            .lines()
+            .filter(|l| {
+                !(l.starts_with(r#"{"kind":"outcome","trial":1,"#)
+                    || l.starts_with(r#"{"kind":"outcome","trial":3,"#))
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&path, cut).unwrap();
+        let mut journal = FileJournal::open(&path, &config).unwrap();
+        let second = Handles::default();
+        let result = Sweeper::builder(&config)
+            .evaluator(&second)
+            .journal(&mut journal)
+            .run()
+            .unwrap();
+        assert_eq!(result.tallies.feasible, 4);
+        let mut seen = second.0.lock().unwrap().clone();
+        seen.sort();
+        assert_eq!(
+            seen,
+            [(1, Some("job:1".to_owned())), (3, Some("job:3".to_owned()))]
+        );
+    }
+
     #[test]
     fn duplicates_are_answered_from_the_cache_and_observed_again() {
         let config = sweeper_goal::parse(

@@ -430,6 +430,8 @@ impl Evaluator for SlurmEvaluator {
             .and_then(job_of)
             .filter(|_| !files.interrupted.exists());
         let id = if let Some(id) = earlier {
+            // registered under the gate too, so that a Ctrl-C now cancels it as well
+            let _gate = SUBMIT_GATE.read().unwrap_or_else(PoisonError::into_inner);
             self.reattached.fetch_add(1, Ordering::Relaxed);
             register(id, &files);
             id
