@@ -1109,12 +1109,11 @@ sweep: {max_rounds: 1, candidates_per_round: 4, parallel_evals: 2, algorithm: gr
         }
         // as if the driver died before trials 1 and 3 ended: their outcomes are lost
         let cut: String = text
-            .lines()
+            .split_inclusive('\n')
             .filter(|l| {
                 !(l.starts_with(r#"{"kind":"outcome","trial":1,"#)
                     || l.starts_with(r#"{"kind":"outcome","trial":3,"#))
             })
-            .map(|l| format!("{l}\n"))
             .collect();
         std::fs::write(&path, cut).unwrap();
         let mut journal = FileJournal::open(&path, &config).unwrap();
