@@ -230,7 +230,8 @@ impl SlurmEvaluator {
         let counters = Arc::new(Counters::default());
         let interval = Duration::from_secs_f64(spec.slurm.poll_seconds.max(0.01));
         let limit = (spec.timeout < Duration::from_secs(1 << 40)).then_some(spec.timeout);
-        let queue = Queue::start(interval, limit, Arc::clone(&counters));
+        let queue = Queue::start(interval, limit, Arc::clone(&counters))
+            .map_err(|e| slurm_err(format!("cannot start the thread that polls squeue: {e}")))?;
         Ok(SlurmEvaluator {
             time_limit: spec.time_limit(),
             spec,

@@ -281,11 +281,12 @@ pub(super) struct Queue {
 
 impl Queue {
     /// A poller asking every `interval`; jobs running longer than `limit` are cancelled.
+    /// Fails only when the thread cannot be started.
     pub(super) fn start(
         interval: Duration,
         limit: Option<Duration>,
         counters: Arc<Counters>,
-    ) -> Queue {
+    ) -> std::io::Result<Queue> {
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner::default()),
             wake: Condvar::new(),
@@ -296,9 +297,11 @@ impl Queue {
         let for_thread = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("sweeper-slurm-poll".into())
-            .spawn(move || poll_loop(&for_thread))
-            .ok();
-        Queue { shared, thread }
+            .spawn(move || poll_loop(&for_thread))?;
+        Ok(Queue {
+            shared,
+            thread: Some(thread),
+        })
     }
 
     /// Watches job `id` until it ends; the end comes on the returned channel.
