@@ -2,7 +2,7 @@
 //!
 //! Layer 4 of sweeper, on top of `sweeper-goal`, `sweeper-score` and `sweeper-sampler`.
 //! The library is the engine: the run loop ([`run`]), its journal, the evaluators (external
-//! commands and the built-in serving model) and the providers. With
+//! commands, Slurm batch jobs and the built-in serving model) and the providers. With
 //! `default-features = false` it is the engine alone; the features add the rest:
 //!
 //! - `files`: readers of report tables (CSV, JSON Lines, `.npy`), the result files of a

@@ -423,6 +423,25 @@ pub enum ConfigError {
         /// `evaluator.persistent`.
         path: String,
     },
+    /// `evaluator.slurm` beside what a batch job cannot run (a builtin or persistent
+    /// evaluator).
+    #[error("{path}: {why}")]
+    SlurmConflict {
+        /// The key at fault (`evaluator.slurm`, `evaluator.persistent`).
+        path: String,
+        /// What is wrong and how to fix it.
+        why: String,
+    },
+    /// An `sbatch` option in `evaluator.slurm.sbatch_args` that sweeper sets itself.
+    #[error("{path}: sweeper sets {arg} itself ({why}); remove it from sbatch_args")]
+    SlurmReservedArg {
+        /// `evaluator.slurm.sbatch_args[i]`.
+        path: String,
+        /// The argument written.
+        arg: String,
+        /// Why sweeper sets it, or which key to use instead.
+        why: String,
+    },
     /// An unknown `sweep.algorithm`.
     #[error(
         "{path}: unknown algorithm {value}; expected one of default, random, quasi_random, grid"
@@ -484,6 +503,8 @@ impl ConfigError {
             | ConfigError::UsedGpusOverBudget { path, .. }
             | ConfigError::EvaluatorKind { path, .. }
             | ConfigError::PersistentWithoutCommand { path }
+            | ConfigError::SlurmConflict { path, .. }
+            | ConfigError::SlurmReservedArg { path, .. }
             | ConfigError::UnknownAlgorithm { path, .. }
             | ConfigError::UnknownSchedule { path, .. } => Some(path),
         }
@@ -531,6 +552,8 @@ impl ConfigError {
             ConfigError::UsedGpusOverBudget { .. } => "used_gpus_over_budget",
             ConfigError::EvaluatorKind { .. } => "evaluator_kind",
             ConfigError::PersistentWithoutCommand { .. } => "persistent_without_command",
+            ConfigError::SlurmConflict { .. } => "slurm_conflict",
+            ConfigError::SlurmReservedArg { .. } => "slurm_reserved_arg",
             ConfigError::UnknownAlgorithm { .. } => "unknown_algorithm",
             ConfigError::UnknownSchedule { .. } => "unknown_schedule",
         }

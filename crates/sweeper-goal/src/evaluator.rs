@@ -3,6 +3,7 @@
 
 use crate::error::ConfigError;
 use crate::raw::{self, RawEvaluator, RawValue};
+use crate::slurm::{self, SlurmConfig};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use std::collections::BTreeMap;
@@ -31,6 +32,9 @@ pub struct EvaluatorConfig {
     pub env: BTreeMap<String, String>,
     /// Working directory of the process.
     pub cwd: Option<PathBuf>,
+    /// Run each evaluation of the command as one Slurm batch job (a command evaluator
+    /// that is not persistent only).
+    pub slurm: Option<SlurmConfig>,
 }
 
 impl Serialize for EvaluatorConfig {
@@ -48,6 +52,9 @@ impl Serialize for EvaluatorConfig {
         }
         if let Some(cwd) = &self.cwd {
             m.serialize_entry("cwd", cwd)?;
+        }
+        if let Some(slurm) = &self.slurm {
+            m.serialize_entry("slurm", slurm)?;
         }
         m.end()
     }
@@ -171,5 +178,33 @@ pub(crate) fn from_raw(e: &RawEvaluator) -> Result<EvaluatorConfig, ConfigError>
             Some(PathBuf::from(s))
         }
     };
-    Ok(EvaluatorConfig { kind, env, cwd })
+    let slurm = match &e.slurm {
+        None => None,
+        Some(raw_slurm) => {
+            match &kind {
+                EvaluatorKind::Builtin(_) => {
+                    return Err(ConfigError::SlurmConflict {
+                        path: "evaluator.slurm".to_owned(),
+                        why: "a Slurm job runs a command: write `command: [prog, args...]` beside `slurm:`, or remove `slurm:` to run the built-in model here".to_owned(),
+                    });
+                }
+                EvaluatorKind::Command {
+                    persistent: true, ..
+                } => {
+                    return Err(ConfigError::SlurmConflict {
+                        path: "evaluator.persistent".to_owned(),
+                        why: "a Slurm evaluator runs one batch job per candidate, so it cannot be persistent; remove `persistent: true` or `slurm:`".to_owned(),
+                    });
+                }
+                EvaluatorKind::Command { .. } => {}
+            }
+            Some(slurm::from_raw(raw_slurm)?)
+        }
+    };
+    Ok(EvaluatorConfig {
+        kind,
+        env,
+        cwd,
+        slurm,
+    })
 }

@@ -83,6 +83,18 @@
 //! - **Evaluator**: exactly one of `command`/`builtin`; `persistent` only with `command`;
 //!   numeric command arguments and environment values are kept as their text; the builtin
 //!   block must be a mapping and is otherwise opaque (the cli crate checks it).
+//! - **Slurm** (`evaluator.slurm`, an extension): only beside a `command` that is not
+//!   persistent. `time_limit` is a number of minutes (as `sbatch --time` reads a bare
+//!   number) or a Slurm time string (`"MM:SS"`, `"HH:MM:SS"`, `"D-HH"`, `"D-HH:MM"`,
+//!   `"D-HH:MM:SS"`), over zero and at most a year, kept in seconds; absent, the cli crate
+//!   derives it from `max_eval_seconds`. `gpus_per_node` is an integer `>= 1`; `gpu_flag` is
+//!   `gpus` (default) or `gres`; `poll_seconds` is in `[0.1, 3600]`, default 5. Names
+//!   (`partition`, `account`, `job_name`, `gpu_type`) are non-empty without control
+//!   characters. `sbatch_args` pass through as written, except the options sweeper sets
+//!   itself (`--output`, `--error`, `--input`, `--parsable`, `--wrap`, `--chdir`,
+//!   `--job-name`, `--partition`, `--account`, `--time`, the `--gpus*` options, a GPU
+//!   `--gres`, `--array`, `--wait`, `--clusters`, and `--nodes` when `gpus_per_node` is
+//!   set), which are refused with the key to use instead.
 //! - **Sweep**: `max_rounds`, `candidates_per_round`, `parallel_evals` fit in `u32`;
 //!   `seed` is any `u64`; `algorithm` also accepts `quasi_random` and `grid` (extensions).
 //! - **Schedule**: `sweep.schedule` (an extension) is `rounds` (SPEC 7, the default) or
@@ -112,6 +124,7 @@ mod objective;
 mod raw;
 #[cfg(feature = "schema")]
 pub mod schema;
+mod slurm;
 mod space;
 mod sweep;
 mod workload;
@@ -127,6 +140,7 @@ pub use load::{
     tokens_per_request,
 };
 pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
+pub use slurm::{DEFAULT_POLL_SECONDS, GpuFlag, SlurmConfig, format_time_limit, parse_time_limit};
 pub use space::{
     DEFAULT_GPU_BUDGET, ParameterSpec, RESERVED_PARAMETER_NAMES, SearchSpaceConfig, UsedGpus,
 };

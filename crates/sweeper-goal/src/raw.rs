@@ -281,7 +281,7 @@ pub(crate) struct RawParam {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with command (+ persistent) or builtin, and optional env, cwd"
+    expecting = "a mapping with command (+ persistent or slurm) or builtin, and optional env, cwd"
 )]
 pub(crate) struct RawEvaluator {
     pub(crate) command: Option<RawValue>,
@@ -289,6 +289,25 @@ pub(crate) struct RawEvaluator {
     pub(crate) builtin: Option<RawValue>,
     pub(crate) env: Option<OrderedMap<RawValue>>,
     pub(crate) cwd: Option<RawValue>,
+    pub(crate) slurm: Option<RawSlurm>,
+}
+
+/// `evaluator.slurm:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with keys partition, account, time_limit, job_name, gpus_per_node, gpu_flag, gpu_type, sbatch_args, poll_seconds"
+)]
+pub(crate) struct RawSlurm {
+    pub(crate) partition: Option<RawValue>,
+    pub(crate) account: Option<RawValue>,
+    pub(crate) time_limit: Option<RawValue>,
+    pub(crate) job_name: Option<RawValue>,
+    pub(crate) gpus_per_node: Option<RawValue>,
+    pub(crate) gpu_flag: Option<RawValue>,
+    pub(crate) gpu_type: Option<RawValue>,
+    pub(crate) sbatch_args: Option<RawValue>,
+    pub(crate) poll_seconds: Option<RawValue>,
 }
 
 /// `sweep:` as written.

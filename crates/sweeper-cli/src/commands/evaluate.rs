@@ -17,7 +17,8 @@ use sweeper_cli::run::{Status, evaluate_candidate, evaluator_for};
 Prints one JSON object: the request sent to the evaluator, its verdict
 (feasible, infeasible, failed, unsupported), the reason, the raw report and the
 scored candidate. Constants of the search space are filled in. Exit 0 when the
-evaluator returned a report, 1 otherwise.")]
+evaluator returned a report, 1 otherwise. With evaluator.slurm the candidate runs
+as one batch job, whose files stay in ./sweeper-evaluate-<pid>/jobs/0/.")]
 pub(crate) struct Args {
     /// The sweep config (YAML or JSON); `-` reads standard input.
     config: PathBuf,

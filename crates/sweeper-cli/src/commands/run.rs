@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use sweeper_cli::provider::ServingPlanner;
 use sweeper_cli::run::{
     FileJournal, Progress, ResultFile, RunError, RunObserver, Sweeper, candidates_csv,
-    evaluator_for, write_file_atomic, write_outputs_with,
+    evaluator_in, write_file_atomic, write_outputs_with,
 };
 
 /// Arguments of `sweeper run`.
@@ -29,6 +29,12 @@ result.json, result.csv (the front or ranking), trials.csv (every trial),
 config.yaml and the plot (front.svg or best.svg). A directory that holds a journal
 is never overwritten: continue it with --resume, or give another --out. While a
 sweep runs, its directory is locked against a second one.
+
+With evaluator.slurm each evaluation is one Slurm batch job (run sweeper on a login
+node, DIR on a shared filesystem): DIR/jobs/<trial>/ holds its candidate, script,
+stdout, stderr and exit code, and the journal its job id, so that --resume after a
+kill re-attaches to the jobs still queued or running; Ctrl-C cancels them all
+(docs/large-sweeps.md).
 
 Resuming under a config whose budget keys differ (max_rounds, max_trials,
 candidates_per_round, parallel_evals, max_eval_seconds, max_consecutive_failures)
@@ -168,7 +174,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
     let config = super::load_config(&config_path)?;
     let name = super::config_stem(&config_path);
-    let setup = evaluator_for(&config, &name).map_err(|e| run_error(&e))?;
+    let setup = evaluator_in(&config, &name, &out_dir).map_err(|e| run_error(&e))?;
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
     // The journal first: it refuses a directory that holds another sweep's journal, and its
@@ -207,12 +213,29 @@ pub(crate) fn run(args: &Args) -> CliResult {
             .map_err(|e| run_error(&e))?;
     }
 
-    // Ctrl-C or SIGTERM: evaluators run in process groups of their own and would outlive
-    // sweeper; kill them, and say how to continue (the journal is synced per line).
+    // Ctrl-C or SIGTERM: evaluators run in process groups of their own, and batch jobs on
+    // the cluster, and would outlive sweeper; kill and cancel them, and say how to continue
+    // (the journal is synced per line).
     let resume_dir = out_dir.clone();
     let _ = ctrlc::set_handler(move || {
         #[cfg(unix)]
         sweeper_cli::evaluator::kill_running_evaluators();
+        #[cfg(unix)]
+        match sweeper_cli::evaluator::cancel_slurm_jobs() {
+            Ok(ids) if ids.is_empty() => {}
+            Ok(ids) => super::print_stderr(&format!(
+                "\nsweeper: cancelled {} Slurm job{} ({}); --resume submits them again\n",
+                ids.len(),
+                if ids.len() == 1 { "" } else { "s" },
+                ids.iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            Err(e) => super::print_stderr(&format!(
+                "\nsweeper: could not cancel the Slurm jobs of this sweep: {e}; cancel them with scancel (their ids are in the journal's started lines)\n"
+            )),
+        }
         super::print_stderr(&format!(
             "\nsweeper: interrupted; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
             resume_dir.display()

@@ -70,6 +70,12 @@ pub enum EvaluatorError {
     /// `timeout` is zero.
     #[error("evaluator timeout must be greater than zero")]
     ZeroTimeout,
+    /// A Slurm evaluator that cannot submit jobs as configured.
+    #[error("evaluator.slurm: {detail}")]
+    Slurm {
+        /// What is wrong and how to fix it.
+        detail: String,
+    },
 }
 
 /// An [`Evaluator`] that runs an external command.

@@ -199,6 +199,57 @@ pub enum EvalOutcome {
     Infeasible(String),
 }
 
+/// What the engine tells one evaluation beside its request, and the way back: an
+/// evaluator that hands its work to an outside system (a batch scheduler) reports the
+/// **handle** of that work with [`started`](Self::started), the journal records it, and
+/// after a crash `--resume` gives it back as [`resumed`](Self::resumed), so that the
+/// evaluator re-attaches to the work instead of starting it twice.
+pub struct EvalContext<'a> {
+    resumed: Option<&'a str>,
+    started: Option<&'a dyn Fn(&str)>,
+}
+
+impl<'a> EvalContext<'a> {
+    /// A context giving the handle an earlier run of this trial recorded (if any), and
+    /// calling `started` with every handle the evaluation reports.
+    pub fn new(resumed: Option<&'a str>, started: &'a dyn Fn(&str)) -> EvalContext<'a> {
+        EvalContext {
+            resumed,
+            started: Some(started),
+        }
+    }
+
+    /// A context without an earlier run, in which handles go nowhere (an evaluation outside
+    /// a journaled sweep).
+    pub fn detached() -> EvalContext<'static> {
+        EvalContext {
+            resumed: None,
+            started: None,
+        }
+    }
+
+    /// The handle the journal recorded for this trial in a run that did not finish it.
+    pub fn resumed(&self) -> Option<&str> {
+        self.resumed
+    }
+
+    /// Reports that the evaluation now runs as `handle` (e.g. `slurm:1234`); the engine
+    /// journals it before the outcome.
+    pub fn started(&self, handle: &str) {
+        if let Some(f) = self.started {
+            f(handle);
+        }
+    }
+}
+
+impl std::fmt::Debug for EvalContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvalContext")
+            .field("resumed", &self.resumed)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Something that evaluates candidates. Implementations must be callable from several
 /// threads at once; `worker` (0-based, below the run's `parallel_evals`) lets an
 /// implementation keep one long-lived process per worker.
@@ -213,6 +264,19 @@ pub trait Evaluator: Send + Sync {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// [`evaluate`](Self::evaluate) within a sweep's [`EvalContext`]: the engine calls
+    /// this one. The default ignores the context; an evaluator whose work outlives
+    /// sweeper (a batch job) reports its handle and re-attaches on resume.
+    fn evaluate_with(
+        &self,
+        worker: usize,
+        request: &EvalRequest,
+        context: &EvalContext<'_>,
+    ) -> EvalOutcome {
+        let _ = context;
+        self.evaluate(worker, request)
+    }
 }
 
 #[cfg(unix)]
@@ -222,6 +286,8 @@ mod persistent;
 #[cfg(unix)]
 mod process;
 mod report;
+#[cfg(unix)]
+mod slurm;
 
 #[cfg(unix)]
 pub use command::{
@@ -230,3 +296,5 @@ pub use command::{
 #[cfg(unix)]
 pub use process::kill_running_evaluators;
 pub use report::parse_report;
+#[cfg(unix)]
+pub use slurm::{SlurmEvaluator, SlurmSpec, SlurmStats, cancel_slurm_jobs};

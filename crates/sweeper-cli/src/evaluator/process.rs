@@ -53,10 +53,10 @@ pub(super) const MAX_QUEUED_LINES: usize = 1024;
 pub(super) const MAX_QUEUED_BYTES: usize = 4 << 20;
 
 /// How many bytes of stderr are kept (the last ones).
-const STDERR_KEEP_BYTES: usize = 16 << 10;
+pub(super) const STDERR_KEEP_BYTES: usize = 16 << 10;
 
 /// How many stderr lines a failure reason quotes.
-const REASON_LINES: usize = 5;
+pub(super) const REASON_LINES: usize = 5;
 
 /// How many characters of one stderr line a failure reason quotes.
 const REASON_LINE_CHARS: usize = 240;
@@ -567,27 +567,33 @@ impl Tail {
 
     fn last_lines(&self, count: usize) -> Option<String> {
         let (front, back) = self.bytes.as_slices();
-        let text = String::from_utf8_lossy(&[front, back].concat()).into_owned();
-        let mut lines: Vec<String> = text
-            .lines()
-            .rev()
-            .map(str::trim)
-            .filter(|line| !line.is_empty())
-            .take(count)
-            .map(|line| {
-                let mut short: String = line.chars().take(REASON_LINE_CHARS).collect();
-                if short.len() < line.len() {
-                    short.push('…');
-                }
-                short
-            })
-            .collect();
-        if lines.is_empty() {
-            return None;
-        }
-        lines.reverse();
-        Some(lines.join(" | "))
+        last_lines(&[front, back].concat(), count)
     }
+}
+
+/// The last `count` non-empty lines of `bytes` (each trimmed and cut to 240 characters),
+/// joined with ` | `: the stderr tail a failure reason quotes.
+pub(super) fn last_lines(bytes: &[u8], count: usize) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines: Vec<String> = text
+        .lines()
+        .rev()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .take(count)
+        .map(|line| {
+            let mut short: String = line.chars().take(REASON_LINE_CHARS).collect();
+            if short.len() < line.len() {
+                short.push('…');
+            }
+            short
+        })
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    lines.reverse();
+    Some(lines.join(" | "))
 }
 
 #[cfg(test)]

@@ -268,6 +268,7 @@ pub(super) fn record_at(path: &Path, bytes: &[u8]) -> Result<csv::StringRecord, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
 
     fn cols(names: &[&str]) -> Vec<String> {
         names.iter().map(|s| (*s).to_owned()).collect()
@@ -363,7 +364,7 @@ mod tests {
                 text.push_str("# a comment, with a comma\n\n");
                 line += 2;
             }
-            text.push_str(&format!("{i},{}\n", i % 13));
+            let _ = writeln!(text, "{i},{}", i % 13);
             line += 1;
         }
         text.push_str(last);

@@ -6,6 +6,9 @@
 //!   line; `config` is what a trial means: the config without its budget keys)
 //! - `{"kind":"suggest","trial":ID,"batch":K,"count":N,"parameters":{...}}`: a trial of the
 //!   `K`-th call of the proposer, which asked for `N` trials
+//! - `{"kind":"started","trial":ID,"handle":"slurm:1234"}`: the evaluation of a trial runs
+//!   outside sweeper as this handle (a batch job); `--resume` gives the handle back to the
+//!   evaluator, which re-attaches instead of starting the trial again
 //! - `{"kind":"outcome","trial":ID,"status":"feasible"|...,"reason":..,"report":{..}}`
 //!
 //! Under `sweep.schedule: async` (the header's config says so) the lines are also the
@@ -75,6 +78,8 @@ pub(crate) enum Line {
         count: Option<u64>,
         parameters: Map<String, Value>,
     },
+    /// The evaluation of a trial runs outside sweeper as `handle` (a batch job's id).
+    Started { trial: u64, handle: String },
     /// What a trial came to.
     Outcome {
         trial: u64,
@@ -93,6 +98,20 @@ pub(crate) struct Recorded {
     pub(crate) status: Status,
     pub(crate) reason: Option<String>,
     pub(crate) report: Option<RawReport>,
+    /// The last handle its evaluation reported (`Line::Started`).
+    pub(crate) handle: Option<String>,
+}
+
+impl Recorded {
+    fn pending() -> Recorded {
+        Recorded {
+            parameters: None,
+            status: Status::Pending,
+            reason: None,
+            report: None,
+            handle: None,
+        }
+    }
 }
 
 /// One call of the proposer, as the lines of a journal record it, in line order.
@@ -167,7 +186,11 @@ fn fingerprint(text: &str) -> String {
     format!("{h:016x}")
 }
 
-/// What a trial means: the config as JSON without the budget keys of `sweep:`.
+/// What a trial means: the config as JSON without the budget keys of `sweep:`, and with only
+/// the presence of `evaluator.slurm`, not its keys: where the jobs run (a partition, a time
+/// limit) does not change what they compute, so a sweep resumes on another partition or
+/// with a longer limit; but a sweep of Slurm jobs does not resume as local processes, which
+/// would run again what its jobs are still running.
 ///
 /// `sweep.schedule` is part of the meaning (a journal replays in the order its schedule
 /// wrote it), but only when it is `async`: the journals of sweepers older than the key
@@ -181,6 +204,11 @@ pub(crate) fn meaning(config: &SweepConfig) -> Value {
         if config.sweep.schedule == Schedule::Rounds {
             sweep.remove("schedule");
         }
+    }
+    if let Some(Value::Object(evaluator)) = v.get_mut("evaluator")
+        && let Some(slurm) = evaluator.get_mut("slurm")
+    {
+        *slurm = Value::Bool(true);
     }
     v
 }
@@ -458,12 +486,7 @@ fn parse(
                 count,
                 parameters,
             } => {
-                let entry = replay.trials.entry(trial).or_insert_with(|| Recorded {
-                    parameters: None,
-                    status: Status::Pending,
-                    reason: None,
-                    report: None,
-                });
+                let entry = replay.trials.entry(trial).or_insert_with(Recorded::pending);
                 if entry.parameters.is_none() {
                     replay.order.push(trial);
                 }
@@ -492,18 +515,20 @@ fn parse(
                     }
                 }
             }
+            Line::Started { trial, handle } => {
+                replay
+                    .trials
+                    .entry(trial)
+                    .or_insert_with(Recorded::pending)
+                    .handle = Some(handle);
+            }
             Line::Outcome {
                 trial,
                 status,
                 reason,
                 report,
             } => {
-                let entry = replay.trials.entry(trial).or_insert(Recorded {
-                    parameters: None,
-                    status: Status::Pending,
-                    reason: None,
-                    report: None,
-                });
+                let entry = replay.trials.entry(trial).or_insert_with(Recorded::pending);
                 entry.status = status;
                 entry.reason = reason;
                 entry.report = report;
@@ -659,6 +684,59 @@ mod tests {
         std::fs::write(&path, format!("{whole}garbage\n")).unwrap();
         let err = FileJournal::open(&path, &config("")).unwrap_err();
         assert!(err.to_string().contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn a_started_handle_is_kept_for_a_trial_without_an_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let mut j = FileJournal::create(&path, &config("")).unwrap();
+        for (trial, handle) in [(0, "slurm:7"), (1, "slurm:8"), (1, "slurm:9")] {
+            j.append(&Line::Started {
+                trial,
+                handle: handle.into(),
+            })
+            .unwrap();
+        }
+        j.append(&Line::Outcome {
+            trial: 0,
+            status: Status::Failed,
+            reason: Some("x".into()),
+            report: None,
+        })
+        .unwrap();
+        drop(j);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(r#"{"kind":"started","trial":1,"handle":"slurm:9"}"#),
+            "{text}"
+        );
+        let j = FileJournal::open(&path, &config("")).unwrap();
+        let replay = j.replay();
+        assert_eq!(replay.trials[&0].status, Status::Failed);
+        // the last handle of a trial that did not finish is what a resume re-attaches to
+        assert_eq!(replay.trials[&1].status, Status::Pending);
+        assert_eq!(replay.trials[&1].handle.as_deref(), Some("slurm:9"));
+        assert_eq!(j.finished_trials(), 1);
+    }
+
+    #[test]
+    fn a_slurm_block_counts_by_its_presence_not_its_keys() {
+        let with = |slurm: &str| {
+            sweeper_goal::parse(&format!(
+                "search_space: {{parameters: {{tp: {{values: [1, 2]}}}}}}\nevaluator: {{command: [x]{slurm}}}"
+            ))
+            .unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        drop(FileJournal::create(&path, &with(", slurm: {partition: a}")).unwrap());
+        FileJournal::open(&path, &with(", slurm: {partition: b, time_limit: 90}")).unwrap();
+        let err = FileJournal::open(&path, &with("")).unwrap_err();
+        assert!(
+            matches!(&err, RunError::JournalMismatch { keys, .. } if keys == &["evaluator.slurm"]),
+            "{err}"
+        );
     }
 
     #[test]

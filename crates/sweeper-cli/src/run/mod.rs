@@ -92,11 +92,12 @@ pub use output::{
     trials_csv, write_file_atomic, write_outputs, write_outputs_with,
 };
 pub use setup::{
-    Setup, SingleEvaluation, check_runnable, evaluate_candidate, evaluator_for, program_path,
+    Setup, SingleEvaluation, check_runnable, evaluate_candidate, evaluator_for, evaluator_in,
+    program_path,
 };
 pub use space::search_space;
 
-use crate::evaluator::{EvalOutcome, EvalRequest, Evaluator};
+use crate::evaluator::{EvalContext, EvalOutcome, EvalRequest, Evaluator};
 use crate::provider::{Provider, SweepContext};
 use ledger::{classify, replayed_source};
 use serde::{Deserialize, Serialize};
@@ -820,25 +821,43 @@ impl Engine<'_, '_> {
         let limit = self.config.sweep.max_consecutive_failures.max(1) as usize;
         let stop = AtomicBool::new(false);
         let evaluator = self.evaluator;
-        let fresh = evaluate_parallel(evaluator, to_run, threads, &stop, |job, outcome| {
-            let p = &prepared[to_run[job].0];
-            let (status, reason, report) = classify(outcome, p.declared_gpus, budget);
-            if status == Status::Failed {
-                self.failures_in_row
-                    .push(reason.clone().unwrap_or_default());
-                if self.failures_in_row.len() >= limit {
-                    stop.store(true, Ordering::SeqCst);
-                }
-            } else {
-                self.failures_in_row.clear();
-            }
-            self.log(&journal::Line::Outcome {
-                trial: p.trial,
-                status,
-                reason,
-                report,
+        // the handle an earlier run journaled for a trial it did not finish (a batch job)
+        let resumed: Vec<Option<String>> = to_run
+            .iter()
+            .map(|(i, _)| {
+                self.recorded(prepared[*i].trial)
+                    .and_then(|r| r.handle.clone())
             })
-        })?;
+            .collect();
+        let fresh =
+            evaluate_parallel(evaluator, to_run, &resumed, threads, &stop, |job, event| {
+                let p = &prepared[to_run[job].0];
+                let outcome = match event {
+                    JobEvent::Started(handle) => {
+                        return self.log(&journal::Line::Started {
+                            trial: p.trial,
+                            handle: handle.to_owned(),
+                        });
+                    }
+                    JobEvent::Finished(outcome) => outcome,
+                };
+                let (status, reason, report) = classify(outcome, p.declared_gpus, budget);
+                if status == Status::Failed {
+                    self.failures_in_row
+                        .push(reason.clone().unwrap_or_default());
+                    if self.failures_in_row.len() >= limit {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                } else {
+                    self.failures_in_row.clear();
+                }
+                self.log(&journal::Line::Outcome {
+                    trial: p.trial,
+                    status,
+                    reason,
+                    report,
+                })
+            })?;
         for ((i, _), outcome) in to_run.iter().zip(fresh) {
             if let Some(outcome) = outcome {
                 outcomes.insert(*i, Source::Evaluated(outcome));
@@ -939,17 +958,35 @@ fn without_nan(outcome: EvalOutcome) -> EvalOutcome {
     }
 }
 
+/// What a running evaluation tells the engine, on the calling thread of
+/// [`evaluate_parallel`].
+enum JobEvent<'e> {
+    /// It runs outside sweeper as this handle (journaled at once).
+    Started(&'e str),
+    /// It ended.
+    Finished(&'e EvalOutcome),
+}
+
+/// A message from a worker thread.
+enum Message {
+    Started(usize, String),
+    Finished(usize, EvalOutcome),
+}
+
 /// Evaluates `jobs` with up to `threads` workers; worker `w` always passes `w` to the
-/// evaluator, so a persistent evaluator keeps one process per worker. `on_done` runs on the
-/// calling thread as each outcome arrives (the journal writes it there); outcomes come back
-/// in job order, `None` for jobs never started because `stop` was set. A panicking
-/// evaluator is a failed evaluation, not a crashed sweep.
+/// evaluator, so a persistent evaluator keeps one process per worker. Job `i` gets
+/// `resumed[i]` as the handle of its earlier run, if any. `on_event` runs on the calling
+/// thread for every handle an evaluation reports and as each outcome arrives (the journal
+/// writes them there); outcomes come back in job order, `None` for jobs never started
+/// because `stop` was set. A panicking evaluator is a failed evaluation, not a crashed
+/// sweep.
 fn evaluate_parallel(
     evaluator: &dyn Evaluator,
     jobs: &[(usize, EvalRequest)],
+    resumed: &[Option<String>],
     threads: usize,
     stop: &AtomicBool,
-    mut on_done: impl FnMut(usize, &EvalOutcome) -> Result<(), RunError>,
+    mut on_event: impl FnMut(usize, JobEvent<'_>) -> Result<(), RunError>,
 ) -> Result<Vec<Option<EvalOutcome>>, RunError> {
     let mut results: Vec<Option<EvalOutcome>> = vec![None; jobs.len()];
     if jobs.is_empty() {
@@ -957,7 +994,7 @@ fn evaluate_parallel(
     }
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(usize, EvalOutcome)>();
+    let (tx, rx) = mpsc::channel::<Message>();
     let mut first_error = None;
     std::thread::scope(|scope| {
         for worker in 0..threads.min(jobs.len()) {
@@ -973,26 +1010,37 @@ fn evaluate_parallel(
                     let Some((_, request)) = jobs.get(i) else {
                         break;
                     };
+                    let started = |handle: &str| {
+                        let _ = tx.send(Message::Started(i, handle.to_owned()));
+                    };
+                    let context =
+                        EvalContext::new(resumed.get(i).and_then(Option::as_deref), &started);
                     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        evaluator.evaluate(worker, request)
+                        evaluator.evaluate_with(worker, request, &context)
                     }))
                     .unwrap_or_else(|_| EvalOutcome::Failed("the evaluator panicked".into()));
-                    if tx.send((i, without_nan(outcome))).is_err() {
+                    if tx.send(Message::Finished(i, without_nan(outcome))).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(tx);
-        for (i, outcome) in rx {
+        for message in rx {
+            let (i, event) = match &message {
+                Message::Started(i, handle) => (*i, JobEvent::Started(handle)),
+                Message::Finished(i, outcome) => (*i, JobEvent::Finished(outcome)),
+            };
             if first_error.is_none()
-                && let Err(e) = on_done(i, &outcome)
+                && let Err(e) = on_event(i, event)
             {
                 // a journal that cannot be written: start nothing new
                 failed.store(true, Ordering::SeqCst);
                 first_error = Some(e);
             }
-            results[i] = Some(outcome);
+            if let Message::Finished(i, outcome) = message {
+                results[i] = Some(outcome);
+            }
         }
     });
     if let Some(e) = first_error {
@@ -1106,6 +1154,80 @@ mod tests {
                 BTreeMap::from([("output_throughput_tok_s".to_owned(), 10.0 * tp)]).into(),
             )
         }
+    }
+
+    /// Reports a handle per evaluation and remembers the handles a resume gave back.
+    #[derive(Default)]
+    struct Handles(std::sync::Mutex<Vec<(u64, Option<String>)>>);
+
+    impl Evaluator for Handles {
+        fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome {
+            self.evaluate_with(worker, request, &EvalContext::detached())
+        }
+        fn evaluate_with(
+            &self,
+            _worker: usize,
+            request: &EvalRequest,
+            context: &EvalContext<'_>,
+        ) -> EvalOutcome {
+            context.started(&format!("job:{}", request.id));
+            self.0
+                .lock()
+                .unwrap()
+                .push((request.id, context.resumed().map(str::to_owned)));
+            let tp = request.parameters["tp"].as_f64().unwrap_or(1.0);
+            EvalOutcome::Report(BTreeMap::from([("output_throughput_tok_s".to_owned(), tp)]).into())
+        }
+    }
+
+    #[test]
+    fn a_handle_is_journaled_before_the_outcome_and_given_back_on_resume() {
+        let config = sweeper_goal::parse(
+            "search_space: {gpu_budget: 8, parameters: {tp: {values: [1, 2, 4, 8]}}}
+sweep: {max_rounds: 1, candidates_per_round: 4, parallel_evals: 2, algorithm: grid}",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut journal = FileJournal::create(&path, &config).unwrap();
+        let first = Handles::default();
+        Sweeper::builder(&config)
+            .evaluator(&first)
+            .journal(&mut journal)
+            .run()
+            .unwrap();
+        drop(journal);
+        assert!(first.0.lock().unwrap().iter().all(|(_, r)| r.is_none()));
+        let text = std::fs::read_to_string(&path).unwrap();
+        for trial in 0..4 {
+            let started = format!(r#"{{"kind":"started","trial":{trial},"handle":"job:{trial}"}}"#);
+            let outcome = format!(r#"{{"kind":"outcome","trial":{trial},"#);
+            let (s, o) = (text.find(&started), text.find(&outcome));
+            assert!(s.is_some() && s < o, "trial {trial}:\n{text}");
+        }
+        // as if the driver died before trials 1 and 3 ended: their outcomes are lost
+        let cut: String = text
+            .split_inclusive('\n')
+            .filter(|l| {
+                !(l.starts_with(r#"{"kind":"outcome","trial":1,"#)
+                    || l.starts_with(r#"{"kind":"outcome","trial":3,"#))
+            })
+            .collect();
+        std::fs::write(&path, cut).unwrap();
+        let mut journal = FileJournal::open(&path, &config).unwrap();
+        let second = Handles::default();
+        let result = Sweeper::builder(&config)
+            .evaluator(&second)
+            .journal(&mut journal)
+            .run()
+            .unwrap();
+        assert_eq!(result.tallies.feasible, 4);
+        let mut seen = second.0.lock().unwrap().clone();
+        seen.sort();
+        assert_eq!(
+            seen,
+            [(1, Some("job:1".to_owned())), (3, Some("job:3".to_owned()))]
+        );
     }
 
     #[test]

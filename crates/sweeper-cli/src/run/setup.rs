@@ -7,7 +7,7 @@ use super::ledger::{classify, json_number as number, record_load};
 use super::{RunError, Status, default_study, space};
 use crate::builtin::BuiltinEvaluator;
 #[cfg(unix)]
-use crate::evaluator::{CommandEvaluator, CommandSpec};
+use crate::evaluator::{CommandEvaluator, CommandSpec, SlurmEvaluator, SlurmSpec};
 use crate::evaluator::{EvalOutcome, EvalRequest, Evaluator};
 use crate::provider::{Provider, SweepContext};
 use serde_json::{Map, Value};
@@ -30,14 +30,24 @@ pub struct Setup {
 /// Every check a run makes before its first trial, in one place (`sweeper validate` calls
 /// it too): the search space must convert to the sampler's and build a study (an integer
 /// range wider than 2^52 does not); a built-in evaluator's presets and keys must be known;
-/// a command evaluator's program must exist and be executable. A config without an
-/// evaluator passes (it can be scored, not run).
+/// a command evaluator's program must exist and be executable. A Slurm evaluator's program
+/// is not looked for (it runs on a compute node, perhaps in a container); `sbatch` must be
+/// on `PATH` instead. A config without an evaluator passes (it can be scored, not run).
 pub fn check_runnable(config: &SweepConfig) -> Result<(), RunError> {
     default_study(config)?;
     let Some(ev) = &config.evaluator else {
         return Ok(());
     };
     match &ev.kind {
+        EvaluatorKind::Command { .. } if ev.slurm.is_some() => {
+            program_path("sbatch", None, std::env::var_os("PATH").as_deref())
+                .map(|_| ())
+                .map_err(|e| {
+                    RunError::Setup(format!(
+                        "evaluator.slurm: {e}; run sweeper where Slurm's commands are (a login node), or remove `slurm:` to run the command here"
+                    ))
+                })
+        }
         EvaluatorKind::Command { argv, .. } => {
             let program = argv.first().map_or("", String::as_str);
             let path_var = ev
@@ -115,8 +125,18 @@ fn runnable(path: &Path) -> Result<(), String> {
 }
 
 /// Builds the evaluator of a config, after [`check_runnable`]. A config without an
-/// `evaluator:` block cannot run.
+/// `evaluator:` block cannot run. A Slurm evaluator keeps its job files in
+/// `sweeper-evaluate-<pid>/jobs/` of the current directory; a sweep gives its own output
+/// directory with [`evaluator_in`].
 pub fn evaluator_for(config: &SweepConfig, name: &str) -> Result<Setup, RunError> {
+    let scratch = PathBuf::from(format!("sweeper-evaluate-{}", std::process::id()));
+    evaluator_in(config, name, &scratch)
+}
+
+/// [`evaluator_for`] for a sweep whose output directory is `out_dir`: a Slurm evaluator
+/// keeps each trial's job files in `out_dir/jobs/<trial>/` (the directory must be on a
+/// filesystem the compute nodes share).
+pub fn evaluator_in(config: &SweepConfig, name: &str, out_dir: &Path) -> Result<Setup, RunError> {
     let budget = config.search_space.gpu_budget;
     let Some(ev) = &config.evaluator else {
         return Err(RunError::Setup(
@@ -125,6 +145,37 @@ pub fn evaluator_for(config: &SweepConfig, name: &str) -> Result<Setup, RunError
     };
     check_runnable(config)?;
     match &ev.kind {
+        #[cfg(unix)]
+        EvaluatorKind::Command { argv, .. } if ev.slurm.is_some() => {
+            let slurm = ev.slurm.clone().unwrap_or_default();
+            let spec = SlurmSpec {
+                argv: argv.clone(),
+                env: ev.env.clone(),
+                cwd: ev.cwd.clone(),
+                jobs_dir: out_dir.join("jobs"),
+                timeout: std::time::Duration::try_from_secs_f64(config.sweep.max_eval_seconds)
+                    .unwrap_or(std::time::Duration::MAX),
+                slurm,
+            };
+            let evaluator =
+                SlurmEvaluator::new(spec).map_err(|e| RunError::Setup(e.to_string()))?;
+            let words: Vec<String> = argv.iter().map(|a| crate::text::quote_arg(a)).collect();
+            let s = &evaluator.spec().slurm;
+            let where_ = s
+                .partition
+                .as_ref()
+                .map(|p| format!(" on partition {p}"))
+                .unwrap_or_default();
+            Ok(Setup {
+                describe: format!(
+                    "{} as Slurm batch jobs{where_} (jobs in {})",
+                    words.join(" "),
+                    evaluator.spec().jobs_dir.display()
+                ),
+                evaluator: Box::new(evaluator),
+                title: format!("{name} · GPU budget {budget}"),
+            })
+        }
         #[cfg(unix)]
         EvaluatorKind::Command { argv, persistent } => {
             let spec = CommandSpec {

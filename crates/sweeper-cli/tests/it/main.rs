@@ -16,5 +16,6 @@ mod resume;
 mod run;
 mod score;
 mod shards;
+mod slurm;
 mod terminal;
 mod validate;

@@ -702,6 +702,109 @@ fn table() -> Vec<(&'static str, String, Want)> {
             s("evaluator: {command: [x], shell: true}"),
             bad("unknown_key", "evaluator.shell"),
         ),
+        // ---- evaluator.slurm (an extension) --------------------------------------------
+        (
+            "slurm block",
+            s(
+                "evaluator: {command: [./eval.sh], slurm: {partition: gpu, account: proj, time_limit: \"1-02:00:00\", job_name: sw, gpus_per_node: 8, gpu_flag: gres, gpu_type: h100, sbatch_args: [--exclusive, --constraint=h100, --nodes=2], poll_seconds: 0.5}}",
+            ),
+            Invalid {
+                rule: "slurm_reserved_arg",
+                path: "evaluator.slurm.sbatch_args[2]",
+            },
+        ),
+        (
+            "slurm block without nodes",
+            s(
+                "evaluator: {command: [./eval.sh], slurm: {partition: gpu, account: proj, time_limit: \"1-02:00:00\", job_name: sw, gpus_per_node: 8, gpu_flag: gres, gpu_type: h100, sbatch_args: [--exclusive, --constraint=h100], poll_seconds: 0.5}}",
+            ),
+            Valid,
+        ),
+        (
+            "slurm empty block",
+            s("evaluator: {command: [x], slurm: {}}"),
+            Valid,
+        ),
+        (
+            "slurm time limit in minutes",
+            s("evaluator: {command: [x], slurm: {time_limit: 90}}"),
+            Valid,
+        ),
+        (
+            "slurm unknown key",
+            s("evaluator: {command: [x], slurm: {queue: gpu}}"),
+            bad("unknown_key", "evaluator.slurm.queue"),
+        ),
+        (
+            "slurm bad time limit",
+            s("evaluator: {command: [x], slurm: {time_limit: 2h}}"),
+            bad("out_of_range", "evaluator.slurm.time_limit"),
+        ),
+        (
+            "slurm zero time limit",
+            s("evaluator: {command: [x], slurm: {time_limit: \"0:00\"}}"),
+            bad("out_of_range", "evaluator.slurm.time_limit"),
+        ),
+        (
+            "slurm negative time limit",
+            s("evaluator: {command: [x], slurm: {time_limit: -5}}"),
+            bad("out_of_range", "evaluator.slurm.time_limit"),
+        ),
+        (
+            "slurm gpus_per_node zero",
+            s("evaluator: {command: [x], slurm: {gpus_per_node: 0}}"),
+            bad("out_of_range", "evaluator.slurm.gpus_per_node"),
+        ),
+        (
+            "slurm gpus_per_node fractional",
+            s("evaluator: {command: [x], slurm: {gpus_per_node: 1.5}}"),
+            bad("wrong_type", "evaluator.slurm.gpus_per_node"),
+        ),
+        (
+            "slurm unknown gpu_flag",
+            s("evaluator: {command: [x], slurm: {gpu_flag: gpu}}"),
+            bad("out_of_range", "evaluator.slurm.gpu_flag"),
+        ),
+        (
+            "slurm sbatch_args as a string",
+            s("evaluator: {command: [x], slurm: {sbatch_args: --exclusive --constraint=a}}"),
+            bad("wrong_type", "evaluator.slurm.sbatch_args"),
+        ),
+        (
+            "slurm sbatch_args sets the output",
+            s("evaluator: {command: [x], slurm: {sbatch_args: [--exclusive, -o, x.out]}}"),
+            bad("slurm_reserved_arg", "evaluator.slurm.sbatch_args[1]"),
+        ),
+        (
+            "slurm sbatch_args sets the time",
+            s("evaluator: {command: [x], slurm: {sbatch_args: [\"--time=10\"]}}"),
+            bad("slurm_reserved_arg", "evaluator.slurm.sbatch_args[0]"),
+        ),
+        (
+            "slurm empty partition",
+            s("evaluator: {command: [x], slurm: {partition: \"\"}}"),
+            bad("out_of_range", "evaluator.slurm.partition"),
+        ),
+        (
+            "slurm poll too fast",
+            s("evaluator: {command: [x], slurm: {poll_seconds: 0.01}}"),
+            bad("out_of_range", "evaluator.slurm.poll_seconds"),
+        ),
+        (
+            "slurm poll nan",
+            s("evaluator: {command: [x], slurm: {poll_seconds: .nan}}"),
+            bad("not_finite", "evaluator.slurm.poll_seconds"),
+        ),
+        (
+            "slurm with builtin",
+            s("evaluator: {builtin: {model: m}, slurm: {}}"),
+            bad("slurm_conflict", "evaluator.slurm"),
+        ),
+        (
+            "slurm with persistent",
+            s("evaluator: {command: [x], persistent: true, slurm: {}}"),
+            bad("slurm_conflict", "evaluator.persistent"),
+        ),
         // ---- SPEC 6: sweep -------------------------------------------------------------
         (
             "full sweep block",
@@ -951,6 +1054,33 @@ fn messages_show_the_value_and_the_fix() {
 
     let e = parse("goal:\n  target: throughput\n  target: goodput\n").unwrap_err();
     assert!(e.to_string().contains("does not report where"), "{e}");
+}
+
+#[test]
+fn slurm_messages_say_how_to_fix_the_block() {
+    let m = |text: &str| parse(text).unwrap_err().to_string();
+    let e = m("evaluator: {command: [x], slurm: {gpus_per_node: 0}}");
+    assert!(
+        e.starts_with("evaluator.slurm.gpus_per_node: 0 is out of range")
+            && e.contains("remove the key"),
+        "{e}"
+    );
+    let e = m("evaluator: {command: [x], slurm: {time_limit: 2h}}");
+    assert!(
+        e.contains("\"2h\"") && e.contains("\"HH:MM:SS\"") && e.contains("minutes (90)"),
+        "{e}"
+    );
+    let e = m("evaluator: {command: [x], slurm: {partiton: gpu}}");
+    assert!(e.contains("did you mean `partition`?"), "{e}");
+    let e = m("evaluator: {command: [x], slurm: {sbatch_args: [\"--output=o.txt\"]}}");
+    assert_eq!(
+        e,
+        "evaluator.slurm.sbatch_args[0]: sweeper sets --output=o.txt itself (the job's stdout is its report, kept in the sweep's output directory); remove it from sbatch_args"
+    );
+    let e = m("evaluator: {command: [x], slurm: {sbatch_args: [-p, gpu]}}");
+    assert!(e.contains("use evaluator.slurm.partition"), "{e}");
+    let e = m("evaluator: {command: [x], persistent: true, slurm: {}}");
+    assert!(e.contains("remove `persistent: true`"), "{e}");
 }
 
 #[test]
