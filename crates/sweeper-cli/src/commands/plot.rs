@@ -410,7 +410,7 @@ fn score_output_plot(
         )]
     };
     let mut chart = Chart::new(default_title(&args.input), objectives.clone());
-    chart.id_label = "row".to_owned();
+    "row".clone_into(&mut chart.id_label);
     for c in &candidates {
         let values = if pareto {
             objectives
@@ -536,17 +536,20 @@ fn front_output_plot(
         let first = rows.first().map(|r| &r.values.0[..]).unwrap_or_default();
         let guessed: Vec<PlotObjective> = first
             .iter()
-            .map(|(name, _)| match Objective::from_name(name) {
-                Some(o) => PlotObjective::of(o),
-                None => {
-                    let latency = PlotObjective::new(name.clone(), "", Direction::Minimize);
-                    let direction = if latency.is_latency() {
-                        Direction::Minimize
-                    } else {
-                        Direction::Maximize
-                    };
-                    PlotObjective::new(name.clone(), "", direction)
-                }
+            .map(|(name, _)| {
+                Objective::from_name(name).map_or_else(
+                    || {
+                        // an unknown column: lower is better when it names a latency
+                        let probe = PlotObjective::new(name.clone(), "", Direction::Minimize);
+                        let direction = if probe.is_latency() {
+                            Direction::Minimize
+                        } else {
+                            Direction::Maximize
+                        };
+                        PlotObjective::new(name.clone(), "", direction)
+                    },
+                    PlotObjective::of,
+                )
             })
             .collect();
         let said: Vec<String> = guessed
@@ -562,7 +565,7 @@ fn front_output_plot(
         parse_axes(&args.objectives)?
     };
     let mut chart = Chart::new(default_title(&args.input), objectives.clone());
-    chart.id_label = "row".to_owned();
+    "row".clone_into(&mut chart.id_label);
     for r in &rows {
         let values = objectives
             .iter()
@@ -622,7 +625,7 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
     // the other columns, for tooltips, labels and colours (CSV and JSON; not .npy)
     let rows = read_reports(&args.input).ok();
     let mut chart = Chart::new(default_title(&args.input), objectives);
-    chart.id_label = "row".to_owned();
+    "row".clone_into(&mut chart.id_label);
     for i in 0..table.rows {
         let values = table.data[i * d..(i + 1) * d].to_vec();
         let mut p = PlotPoint::new(i as u64, Outcome::Feasible, Some(values));

@@ -3,7 +3,7 @@
 //!
 //! Written by hand (no plotting crate): plain SVG shapes and `<text>` with the family
 //! `DejaVu Sans, Helvetica, Arial, sans-serif`, so that the files diff cleanly and open in any
-//! browser. The PNG renderer ([`png_from_svg`]) embeds a subset of DejaVu Sans and uses
+//! browser. The PNG renderer ([`png_from_svg`]) embeds a subset of `DejaVu Sans` and uses
 //! no system font, so a PNG looks the same on every machine.
 //!
 //! What a [`Chart`] shows:
@@ -860,7 +860,7 @@ fn axis_values(ctx: &Ctx, k: usize, other: usize) -> Vec<f64> {
             (a.min(v), b.max(v))
         });
     for b in ctx.chart.bounds.iter().filter(|b| b.objective == k) {
-        if !b.value.is_finite() || !(lo <= hi) {
+        if !b.value.is_finite() || lo > hi {
             continue;
         }
         // stretch the axis for a bound only a little way outside the data
@@ -1168,8 +1168,8 @@ fn outcome_entries(chart: &Chart, dims: usize, place: &str) -> Vec<Entry> {
         let n = chart.count(*o);
         let text = match unplaced(*o) {
             0 => format!("{} ({n})", o.legend()),
-            u if u == n => format!("{} ({n}, without a report)", o.legend()),
-            u => format!("{} ({n}, {u} without a report)", o.legend()),
+            u if u == n => format!("{} ({n}, no report)", o.legend()),
+            u => format!("{} ({n}, {u} with no report)", o.legend()),
         };
         if n > 0 {
             entries.push(Entry::Mark(o.shape(), o.color().into(), text, None));
@@ -1272,7 +1272,7 @@ fn wrap(text: &str, width: f64, size: f64) -> Vec<String> {
         };
         if text_width(&candidate, size) > width && !line.is_empty() {
             lines.push(std::mem::take(&mut line));
-            line = word.to_owned();
+            word.clone_into(&mut line);
         } else {
             line = candidate;
         }
@@ -1323,7 +1323,7 @@ fn draw_strip(svg: &mut Svg, ctx: &Ctx, points: &[&PlotPoint], top: f64, width: 
 /// The chart when nothing can be placed: the title, a message that says why, the counts.
 fn empty_svg(ctx: &Ctx, pareto: bool) -> String {
     let chart = ctx.chart;
-    let (width, height) = (1000.0, 420.0);
+    let (width, height) = (1000.0, 380.0);
     let mut svg = Svg::new(width, height);
     svg.heading(&chart.title, &chart.subtitle);
     let _ = writeln!(
@@ -1380,7 +1380,7 @@ fn empty_svg(ctx: &Ctx, pareto: bool) -> String {
             }
         }
     }
-    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
     if let Some((r, n)) = reasons.first() {
         lines.push(format!("most frequent reason: {r} ({n})"));
     }

@@ -187,12 +187,12 @@ fn every_outcome_has_its_mark_and_count_and_trials_without_a_report_go_to_the_st
     );
     // the placed over-budget trial is a square in the plot; the others sit in the strip
     assert!(
-        words(&svg).contains("over the GPU budget (2, 1 without a report)"),
+        words(&svg).contains("over the GPU budget (2, 1 with no report)"),
         "{svg}"
     );
-    assert!(words(&svg).contains("failed (1, without a report)"));
-    assert!(words(&svg).contains("infeasible (1, without a report)"));
-    assert!(words(&svg).contains("unsupported (1, without a report)"));
+    assert!(words(&svg).contains("failed (1, no report)"));
+    assert!(words(&svg).contains("infeasible (1, no report)"));
+    assert!(words(&svg).contains("unsupported (1, no report)"));
     assert!(svg.contains("no report, so no place on the axes:"));
     let tips = tooltips(&svg);
     assert!(
@@ -484,7 +484,7 @@ fn best_by_trial_tracks_the_running_best_in_the_objectives_direction() {
     assert!(
         svg.contains(">trial</text>") && svg.contains("e2e_latency (ms), log scale   ↓ better")
     );
-    assert!(words(&svg).contains("failed (1, without a report)"));
+    assert!(words(&svg).contains("failed (1, no report)"));
     assert!(svg.contains("trial value (4)"));
     // lower is better: 1.5 s at trial 0, then 0.5 s at trial 2 — two bests
     assert_eq!(marks(&svg, "best"), 2);
