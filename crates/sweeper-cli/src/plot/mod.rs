@@ -49,7 +49,7 @@
 //! chart.points.push(PlotPoint::new(2, Outcome::OverBudget, None));
 //! let svg = frontier_svg(&chart, &PlotOptions::default());
 //! assert!(svg.starts_with("<svg") && svg.contains("tok/s/gpu"));
-//! assert!(svg.contains("over the GPU budget (1)"));
+//! assert!(svg.contains("over the GPU budget (1, no report)"));
 //! ```
 
 mod axis;
