@@ -860,21 +860,52 @@ fn axis_values(ctx: &Ctx, k: usize, other: usize) -> Vec<f64> {
             (a.min(v), b.max(v))
         });
     for b in ctx.chart.bounds.iter().filter(|b| b.objective == k) {
-        if !b.value.is_finite() || lo > hi {
-            continue;
-        }
-        // stretch the axis for a bound only a little way outside the data
-        let near = if ctx.log.get(k).copied().unwrap_or(false) && lo > 0.0 && b.value > 0.0 {
-            (b.value / hi).max(lo / b.value) <= 1.5
-        } else {
-            let span = (hi - lo).max(f64::EPSILON);
-            b.value >= lo - 0.3 * span && b.value <= hi + 0.3 * span
-        };
-        if near {
+        if bound_near(ctx, b, lo, hi) {
             values.push(b.value);
         }
     }
     values
+}
+
+/// Whether a bound lies among or a little way outside the data `lo..=hi` of its axis (the
+/// axis is stretched to show it), rather than far off the chart.
+fn bound_near(ctx: &Ctx, b: &Bound, lo: f64, hi: f64) -> bool {
+    if !b.value.is_finite() || lo > hi {
+        return false;
+    }
+    if ctx.log.get(b.objective).copied().unwrap_or(false) && lo > 0.0 && b.value > 0.0 {
+        (b.value / hi).max(lo / b.value) <= 1.5
+    } else {
+        let span = (hi - lo).max(f64::EPSILON);
+        b.value >= lo - 0.3 * span && b.value <= hi + 0.3 * span
+    }
+}
+
+/// A bound's legend text: its label, and when it lies off the chart whether every point
+/// meets it or none does.
+fn bound_text(ctx: &Ctx, b: &Bound) -> String {
+    let values: Vec<f64> = ctx
+        .chart
+        .points
+        .iter()
+        .filter_map(|p| p.values.as_ref()?.get(b.objective).copied())
+        .filter(|v| v.is_finite())
+        .collect();
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, c), &v| {
+            (a.min(v), c.max(v))
+        });
+    if values.is_empty() || bound_near(ctx, b, lo, hi) {
+        return b.label.clone();
+    }
+    let minimize = ctx.objective(b.objective).minimize;
+    let meets = |v: f64| if minimize { v <= b.value } else { v >= b.value };
+    if values.iter().all(|&v| meets(v)) {
+        format!("{} (off the chart: every point meets it)", b.label)
+    } else {
+        format!("{} (off the chart: no point meets it)", b.label)
+    }
 }
 
 /// Draws objective `yi` against objective `xi` inside `frame`; `line` draws the front's
@@ -1206,7 +1237,7 @@ fn style_entries(ctx: &Ctx, what: &str) -> Vec<Entry> {
         entries.push(Entry::Text(text, false));
     }
     for b in &ctx.chart.bounds {
-        entries.push(Entry::Dashed(SLA, b.label.clone()));
+        entries.push(Entry::Dashed(SLA, bound_text(ctx, b)));
     }
     entries
 }
@@ -1436,8 +1467,7 @@ pub fn best_by_trial_svg(chart: &Chart, options: &PlotOptions) -> String {
             (a.min(v), b.max(v))
         });
     for b in chart.bounds.iter().filter(|b| b.objective == 0) {
-        let span = (hi - lo).max(f64::EPSILON);
-        if b.value >= lo - 0.3 * span && b.value <= hi + 0.3 * span {
+        if bound_near(&ctx, b, lo, hi) {
             ys.push(b.value);
         }
     }

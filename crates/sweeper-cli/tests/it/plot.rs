@@ -328,6 +328,22 @@ fn the_sla_is_drawn_where_an_objective_maps_to_it() {
     let ((v0, x0), (v1, x1t)) = (ticks[0], ticks[1]);
     let expected = x0 + (x1t - x0) * (20.0 - v0) / (v1 - v0);
     assert!((x1 - expected).abs() < 1.0, "{x1} {expected} {ticks:?}");
+    // a bound far off the data: not drawn, and the legend says which side the points are on
+    let mut far = chart(pair(), &five(), &[4, 0, 2, 1]);
+    far.bounds = sla_bounds(
+        &Sla {
+            itl_ms: Some(1.0),
+            ..Sla::default()
+        },
+        &far.objectives,
+    );
+    let svg = frontier_svg(&far, &PlotOptions::default());
+    assert_eq!(
+        svg.matches("stroke-dasharray").count(),
+        1,
+        "the legend's only"
+    );
+    assert!(words(&svg).contains("(off the chart: no point meets it)"));
     let e2e = sla_bounds(
         &Sla {
             e2e_ms: Some(20_000.0),
@@ -778,4 +794,57 @@ fn plot_writes_png_for_a_png_path_and_refuses_other_extensions() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn run_draws_its_plot_with_the_plot_flags_and_a_budget_overrun_in_the_strip() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("small.yaml");
+    std::fs::write(
+        &config,
+        "goal: {target: pareto, sla: {ttft_ms: 2000, itl_ms: 50}}
+workload: {isl: 4000, osl: 500, num_request_ratio: 2, kv_load_ratio: [0.05, 1.0]}
+search_space:
+  gpu_budget: 4
+  used_gpus: [tp, replicas]
+  parameters: {tp: {values: [1, 2, 4, 8]}, replicas: {int: [1, 2]}}
+evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}
+sweep: {max_rounds: 1, candidates_per_round: 6, parallel_evals: 2, seed: 3}
+",
+    )
+    .unwrap();
+    let out = dir.path().join("o");
+    let run = crate::common::sweeper([
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--no-progress",
+        "--label",
+        "tp",
+        "--color-by",
+        "replicas",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let svg = std::fs::read_to_string(out.join("front.svg")).unwrap();
+    assert_well_formed(&svg);
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    let trials = result["trials"].as_array().unwrap();
+    let over = trials
+        .iter()
+        .filter(|t| {
+            t["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("over gpu_budget"))
+        })
+        .count();
+    assert!(over > 0, "the seed should propose a trial over 4 GPUs");
+    // every trial is a mark with a tooltip; the over-budget ones without a report in the strip
+    assert_eq!(tooltips(&svg).len(), trials.len());
+    assert_eq!(marks(&svg, "over-budget"), over);
+    assert!(words(&svg).contains(&format!("over the GPU budget ({over}, no report)")));
+    assert!(svg.contains("labels: tp") && svg.contains("colour: replicas"));
+    assert!(svg.contains("SLA ITL ≤ 50 ms (≥ 20 tok/s/user)"));
+    assert!(svg.contains("ISL 4000 · OSL 500 · load 0.05–1 of KV capacity (searched)"));
 }
