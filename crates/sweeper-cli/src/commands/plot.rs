@@ -302,10 +302,12 @@ fn journal_plot(file: &Path, dir: PathBuf) -> Result<Plot, CliError> {
     Ok(result_plot(&ResultFile::new(&config, &result, &title), dir))
 }
 
-/// A file's stem and a suffix, as the default output name: `front.json` → `front.svg`.
+/// A file's stem and a suffix, as the default output name: `front.json` → `front.svg`;
+/// standard input (`-`) → `plot.svg`.
 fn default_name(input: &Path) -> String {
     let stem = input
         .file_stem()
+        .filter(|s| *s != "-")
         .map_or_else(|| "plot".into(), |s| s.to_string_lossy().into_owned());
     format!("{stem}.svg")
 }

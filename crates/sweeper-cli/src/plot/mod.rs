@@ -1366,6 +1366,8 @@ fn empty_svg(ctx: &Ctx, pareto: bool) -> String {
     );
     let headline = if chart.points.is_empty() {
         format!("Nothing to plot yet: no {} finished", chart.id_label)
+    } else if chart.count(Outcome::Feasible) > 0 {
+        "No feasible point has finite values on every axis".to_owned()
     } else if pareto {
         "No feasible candidate to plot".to_owned()
     } else {

@@ -241,6 +241,12 @@ fn empty_single_and_non_finite_inputs_do_not_panic() {
     assert!(svg.contains("feasible candidates (5)"));
     assert!(words(&svg).contains("4 feasible with a value ±inf or missing, in the strip below"));
 
+    let infinite = frontier_svg(
+        &chart(pair(), &[vec![f64::INFINITY, 1.0]], &[0]),
+        &PlotOptions::default(),
+    );
+    assert_well_formed(&infinite);
+    assert!(infinite.contains("No feasible point has finite values on every axis"));
     let none = frontier_svg(
         &chart(Vec::new(), &[vec![1.0]], &[0]),
         &PlotOptions::default(),
