@@ -46,7 +46,7 @@ enum Command {
     Run(commands::run::Args),
     /// Evaluate one candidate exactly as a run would, and print its report.
     Evaluate(commands::evaluate::Args),
-    /// Redraw the plot of a finished or running sweep.
+    /// Draw the plot of a sweep (finished or running), of score/front output or of a table: SVG or PNG.
     Plot(commands::plot::Args),
     /// Write a commented sweep config to start from.
     Init(commands::init::Args),

@@ -304,10 +304,12 @@ fn journal_plot(file: &Path, dir: PathBuf) -> Result<Plot, CliError> {
     Ok(result_plot(&ResultFile::new(&config, &result, &title), dir))
 }
 
-/// A file's stem and a suffix, as the default output name: `front.json` → `front.svg`.
+/// A file's stem and a suffix, as the default output name: `front.json` → `front.svg`;
+/// standard input (`-`) → `plot.svg`.
 fn default_name(input: &Path) -> String {
     let stem = input
         .file_stem()
+        .filter(|s| *s != "-")
         .map_or_else(|| "plot".into(), |s| s.to_string_lossy().into_owned());
     format!("{stem}.svg")
 }
@@ -539,17 +541,19 @@ fn front_output_plot(
         let guessed: Vec<PlotObjective> = first
             .iter()
             .map(|(name, _)| {
-                if let Some(o) = Objective::from_name(name) {
-                    PlotObjective::of(o)
-                } else {
-                    let latency = PlotObjective::new(name.clone(), "", Direction::Minimize);
-                    let direction = if latency.is_latency() {
-                        Direction::Minimize
-                    } else {
-                        Direction::Maximize
-                    };
-                    PlotObjective::new(name.clone(), "", direction)
-                }
+                Objective::from_name(name).map_or_else(
+                    || {
+                        // an unknown column: lower is better when it names a latency
+                        let probe = PlotObjective::new(name.clone(), "", Direction::Minimize);
+                        let direction = if probe.is_latency() {
+                            Direction::Minimize
+                        } else {
+                            Direction::Maximize
+                        };
+                        PlotObjective::new(name.clone(), "", direction)
+                    },
+                    PlotObjective::of,
+                )
             })
             .collect();
         let said: Vec<String> = guessed

@@ -3,7 +3,7 @@
 //! 1, 2, 5 (or every digit) times each power of ten; as many ticks as fit without their
 //! labels overlapping.
 
-/// The width of `text` at `size` pixels, estimated from DejaVu Sans's advances (in ems):
+/// The width of `text` at `size` pixels, estimated from `DejaVu Sans` advances (in ems):
 /// digits and capitals about 0.64, lower case 0.56, spaces and punctuation 0.32, so that
 /// labels are kept apart and legend text wraps before the edge.
 pub(super) fn text_width(text: &str, size: f64) -> f64 {

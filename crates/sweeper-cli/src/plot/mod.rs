@@ -3,7 +3,7 @@
 //!
 //! Written by hand (no plotting crate): plain SVG shapes and `<text>` with the family
 //! `DejaVu Sans, Helvetica, Arial, sans-serif`, so that the files diff cleanly and open in any
-//! browser. The PNG renderer ([`png_from_svg`]) embeds a subset of DejaVu Sans and uses
+//! browser. The PNG renderer ([`png_from_svg`]) embeds a subset of `DejaVu Sans` and uses
 //! no system font, so a PNG looks the same on every machine.
 //!
 //! What a [`Chart`] shows:
@@ -49,7 +49,7 @@
 //! chart.points.push(PlotPoint::new(2, Outcome::OverBudget, None));
 //! let svg = frontier_svg(&chart, &PlotOptions::default());
 //! assert!(svg.starts_with("<svg") && svg.contains("tok/s/gpu"));
-//! assert!(svg.contains("over the GPU budget (1)"));
+//! assert!(svg.contains("over the GPU budget (1, no report)"));
 //! ```
 
 mod axis;
@@ -860,21 +860,52 @@ fn axis_values(ctx: &Ctx, k: usize, other: usize) -> Vec<f64> {
             (a.min(v), b.max(v))
         });
     for b in ctx.chart.bounds.iter().filter(|b| b.objective == k) {
-        if !b.value.is_finite() || lo.is_nan() || hi.is_nan() || lo > hi {
-            continue;
-        }
-        // stretch the axis for a bound only a little way outside the data
-        let near = if ctx.log.get(k).copied().unwrap_or(false) && lo > 0.0 && b.value > 0.0 {
-            (b.value / hi).max(lo / b.value) <= 1.5
-        } else {
-            let span = (hi - lo).max(f64::EPSILON);
-            b.value >= lo - 0.3 * span && b.value <= hi + 0.3 * span
-        };
-        if near {
+        if bound_near(ctx, b, lo, hi) {
             values.push(b.value);
         }
     }
     values
+}
+
+/// Whether a bound lies among or a little way outside the data `lo..=hi` of its axis (the
+/// axis is stretched to show it), rather than far off the chart.
+fn bound_near(ctx: &Ctx, b: &Bound, lo: f64, hi: f64) -> bool {
+    if !b.value.is_finite() || lo > hi {
+        return false;
+    }
+    if ctx.log.get(b.objective).copied().unwrap_or(false) && lo > 0.0 && b.value > 0.0 {
+        (b.value / hi).max(lo / b.value) <= 1.5
+    } else {
+        let span = (hi - lo).max(f64::EPSILON);
+        b.value >= lo - 0.3 * span && b.value <= hi + 0.3 * span
+    }
+}
+
+/// A bound's legend text: its label, and when it lies off the chart whether every point
+/// meets it or none does.
+fn bound_text(ctx: &Ctx, b: &Bound) -> String {
+    let values: Vec<f64> = ctx
+        .chart
+        .points
+        .iter()
+        .filter_map(|p| p.values.as_ref()?.get(b.objective).copied())
+        .filter(|v| v.is_finite())
+        .collect();
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, c), &v| {
+            (a.min(v), c.max(v))
+        });
+    if values.is_empty() || bound_near(ctx, b, lo, hi) {
+        return b.label.clone();
+    }
+    let minimize = ctx.objective(b.objective).minimize;
+    let meets = |v: f64| if minimize { v <= b.value } else { v >= b.value };
+    if values.iter().all(|&v| meets(v)) {
+        format!("{} (off the chart: every point meets it)", b.label)
+    } else {
+        format!("{} (off the chart: no point meets it)", b.label)
+    }
 }
 
 /// Draws objective `yi` against objective `xi` inside `frame`; `line` draws the front's
@@ -1168,8 +1199,8 @@ fn outcome_entries(chart: &Chart, dims: usize, place: &str) -> Vec<Entry> {
         let n = chart.count(*o);
         let text = match unplaced(*o) {
             0 => format!("{} ({n})", o.legend()),
-            u if u == n => format!("{} ({n}, without a report)", o.legend()),
-            u => format!("{} ({n}, {u} without a report)", o.legend()),
+            u if u == n => format!("{} ({n}, no report)", o.legend()),
+            u => format!("{} ({n}, {u} with no report)", o.legend()),
         };
         if n > 0 {
             entries.push(Entry::Mark(o.shape(), o.color().into(), text, None));
@@ -1206,7 +1237,7 @@ fn style_entries(ctx: &Ctx, what: &str) -> Vec<Entry> {
         entries.push(Entry::Text(text, false));
     }
     for b in &ctx.chart.bounds {
-        entries.push(Entry::Dashed(SLA, b.label.clone()));
+        entries.push(Entry::Dashed(SLA, bound_text(ctx, b)));
     }
     entries
 }
@@ -1323,7 +1354,7 @@ fn draw_strip(svg: &mut Svg, ctx: &Ctx, points: &[&PlotPoint], top: f64, width: 
 /// The chart when nothing can be placed: the title, a message that says why, the counts.
 fn empty_svg(ctx: &Ctx, pareto: bool) -> String {
     let chart = ctx.chart;
-    let (width, height) = (1000.0, 420.0);
+    let (width, height) = (1000.0, 380.0);
     let mut svg = Svg::new(width, height);
     svg.heading(&chart.title, &chart.subtitle);
     let _ = writeln!(
@@ -1335,6 +1366,8 @@ fn empty_svg(ctx: &Ctx, pareto: bool) -> String {
     );
     let headline = if chart.points.is_empty() {
         format!("Nothing to plot yet: no {} finished", chart.id_label)
+    } else if chart.count(Outcome::Feasible) > 0 {
+        "No feasible point has finite values on every axis".to_owned()
     } else if pareto {
         "No feasible candidate to plot".to_owned()
     } else {
@@ -1436,8 +1469,7 @@ pub fn best_by_trial_svg(chart: &Chart, options: &PlotOptions) -> String {
             (a.min(v), b.max(v))
         });
     for b in chart.bounds.iter().filter(|b| b.objective == 0) {
-        let span = (hi - lo).max(f64::EPSILON);
-        if b.value >= lo - 0.3 * span && b.value <= hi + 0.3 * span {
+        if bound_near(&ctx, b, lo, hi) {
             ys.push(b.value);
         }
     }

@@ -1,10 +1,10 @@
 //! PNG output: an SVG of this module rasterized by resvg, its text set in the embedded
-//! DejaVu Sans subset (regular and bold, `assets/fonts/`), never a system font, so that a
+//! `DejaVu Sans` subset (regular and bold, `assets/fonts/`), never a system font, so that a
 //! PNG is the same on every machine.
 
 use std::sync::{Arc, OnceLock};
 
-/// The regular face: DejaVu Sans, Latin-1, punctuation, arrows and a few math signs.
+/// The regular face: `DejaVu Sans`, Latin-1, punctuation, arrows and a few math signs.
 const REGULAR: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
 /// The bold face, same subset.
 const BOLD: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold-subset.ttf");

@@ -661,6 +661,57 @@ mod tests {
     }
 
     #[test]
+    fn the_chart_of_a_result_has_every_trial_but_cache_hits_with_its_outcome_and_values() {
+        let mut f = file();
+        f.objectives = vec![ObjectiveInfo {
+            name: "e2e_latency".into(),
+            direction: "minimize".into(),
+            unit: "ms".into(),
+        }];
+        let mut over = trial(
+            4,
+            Status::Infeasible,
+            json!({"tp": 16, "used_gpus": 16}),
+            json!({"mean_e2e_latency_ms": 900}),
+        );
+        over.reason = Some("over gpu_budget: used_gpus=16 > gpu_budget=8".into());
+        f.trials.push(over);
+        f.config = json!({"goal": {"target": "e2e_latency", "sla": {"e2e_ms": 1000}},
+            "workload": {"isl": 100, "osl": 10, "num_request_ratio": 1, "concurrency": 4},
+            "search_space": {"gpu_budget": 8}});
+        let chart = chart_of(&f);
+        let outcomes: Vec<(u64, Outcome)> =
+            chart.points.iter().map(|p| (p.id, p.outcome)).collect();
+        assert_eq!(
+            outcomes,
+            [
+                (0, Outcome::Failed),
+                (1, Outcome::Feasible),
+                (3, Outcome::Unsupported),
+                (4, Outcome::OverBudget)
+            ]
+        );
+        // the over-budget trial ran: its report places it
+        assert_eq!(chart.points[3].values, Some(vec![900.0]));
+        assert_eq!(chart.points[1].values, Some(vec![f64::INFINITY]));
+        assert_eq!(chart.points[0].values, None);
+        assert_eq!(chart.points[3].gpus, Some(16.0));
+        assert_eq!(
+            chart.points[1].params,
+            [
+                ("tp".to_owned(), Param::Number(2.0)),
+                ("concurrency".to_owned(), Param::Number(16.0))
+            ]
+        );
+        assert_eq!(chart.bounds.len(), 1);
+        assert_eq!(chart.bounds[0].value, 1000.0);
+        assert_eq!(
+            chart.subtitle,
+            "ISL 100 · OSL 10 · concurrency 4 · GPU budget 8 · SLA e2e ≤ 1000 ms · 5 trials"
+        );
+    }
+
+    #[test]
     fn report_columns_never_take_a_name_twice() {
         let mut header = vec!["score".to_owned(), "report.score".to_owned()];
         push_report_column(&mut header, "score");

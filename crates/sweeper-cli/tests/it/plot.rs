@@ -187,12 +187,12 @@ fn every_outcome_has_its_mark_and_count_and_trials_without_a_report_go_to_the_st
     );
     // the placed over-budget trial is a square in the plot; the others sit in the strip
     assert!(
-        words(&svg).contains("over the GPU budget (2, 1 without a report)"),
+        words(&svg).contains("over the GPU budget (2, 1 with no report)"),
         "{svg}"
     );
-    assert!(words(&svg).contains("failed (1, without a report)"));
-    assert!(words(&svg).contains("infeasible (1, without a report)"));
-    assert!(words(&svg).contains("unsupported (1, without a report)"));
+    assert!(words(&svg).contains("failed (1, no report)"));
+    assert!(words(&svg).contains("infeasible (1, no report)"));
+    assert!(words(&svg).contains("unsupported (1, no report)"));
     assert!(svg.contains("no report, so no place on the axes:"));
     let tips = tooltips(&svg);
     assert!(
@@ -241,6 +241,12 @@ fn empty_single_and_non_finite_inputs_do_not_panic() {
     assert!(svg.contains("feasible candidates (5)"));
     assert!(words(&svg).contains("4 feasible with a value ±inf or missing, in the strip below"));
 
+    let infinite = frontier_svg(
+        &chart(pair(), &[vec![f64::INFINITY, 1.0]], &[0]),
+        &PlotOptions::default(),
+    );
+    assert_well_formed(&infinite);
+    assert!(infinite.contains("No feasible point has finite values on every axis"));
     let none = frontier_svg(
         &chart(Vec::new(), &[vec![1.0]], &[0]),
         &PlotOptions::default(),
@@ -328,6 +334,22 @@ fn the_sla_is_drawn_where_an_objective_maps_to_it() {
     let ((v0, x0), (v1, x1t)) = (ticks[0], ticks[1]);
     let expected = x0 + (x1t - x0) * (20.0 - v0) / (v1 - v0);
     assert!((x1 - expected).abs() < 1.0, "{x1} {expected} {ticks:?}");
+    // a bound far off the data: not drawn, and the legend says which side the points are on
+    let mut far = chart(pair(), &five(), &[4, 0, 2, 1]);
+    far.bounds = sla_bounds(
+        &Sla {
+            itl_ms: Some(1.0),
+            ..Sla::default()
+        },
+        &far.objectives,
+    );
+    let svg = frontier_svg(&far, &PlotOptions::default());
+    assert_eq!(
+        svg.matches("stroke-dasharray").count(),
+        1,
+        "the legend's only"
+    );
+    assert!(words(&svg).contains("(off the chart: no point meets it)"));
     let e2e = sla_bounds(
         &Sla {
             e2e_ms: Some(20_000.0),
@@ -484,7 +506,7 @@ fn best_by_trial_tracks_the_running_best_in_the_objectives_direction() {
     assert!(
         svg.contains(">trial</text>") && svg.contains("e2e_latency (ms), log scale   ↓ better")
     );
-    assert!(words(&svg).contains("failed (1, without a report)"));
+    assert!(words(&svg).contains("failed (1, no report)"));
     assert!(svg.contains("trial value (4)"));
     // lower is better: 1.5 s at trial 0, then 0.5 s at trial 2 — two bests
     assert_eq!(marks(&svg, "best"), 2);
@@ -778,4 +800,57 @@ fn plot_writes_png_for_a_png_path_and_refuses_other_extensions() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn run_draws_its_plot_with_the_plot_flags_and_a_budget_overrun_in_the_strip() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("small.yaml");
+    std::fs::write(
+        &config,
+        "goal: {target: pareto, sla: {ttft_ms: 2000, itl_ms: 50}}
+workload: {isl: 4000, osl: 500, num_request_ratio: 2, kv_load_ratio: [0.05, 1.0]}
+search_space:
+  gpu_budget: 4
+  used_gpus: [tp, replicas]
+  parameters: {tp: {values: [1, 2, 4, 8]}, replicas: {int: [1, 2]}}
+evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}
+sweep: {max_rounds: 1, candidates_per_round: 6, parallel_evals: 2, seed: 3}
+",
+    )
+    .unwrap();
+    let out = dir.path().join("o");
+    let run = crate::common::sweeper([
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--no-progress",
+        "--label",
+        "tp",
+        "--color-by",
+        "replicas",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let svg = std::fs::read_to_string(out.join("front.svg")).unwrap();
+    assert_well_formed(&svg);
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).unwrap()).unwrap();
+    let trials = result["trials"].as_array().unwrap();
+    let over = trials
+        .iter()
+        .filter(|t| {
+            t["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("over gpu_budget"))
+        })
+        .count();
+    assert!(over > 0, "the seed should propose a trial over 4 GPUs");
+    // every trial is a mark with a tooltip; the over-budget ones without a report in the strip
+    assert_eq!(tooltips(&svg).len(), trials.len());
+    assert_eq!(marks(&svg, "over-budget"), over);
+    assert!(words(&svg).contains(&format!("over the GPU budget ({over}, no report)")));
+    assert!(svg.contains("labels: tp") && svg.contains("colour: replicas"));
+    assert!(svg.contains("SLA ITL ≤ 50 ms (≥ 20 tok/s/user)"));
+    assert!(svg.contains("ISL 4000 · OSL 500 · load 0.05–1 of KV capacity (searched)"));
 }
