@@ -1,0 +1,7 @@
+//! Configs: `load_config`, `validate`.
+
+use pyo3::prelude::*;
+
+pub(crate) fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+    Ok(())
+}
