@@ -29,6 +29,7 @@
 mod config;
 mod convert;
 mod fronts;
+mod study;
 
 use pyo3::prelude::*;
 
@@ -49,5 +50,6 @@ fn _sweeper(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     fronts::register(m)?;
     config::register(m)?;
+    study::register(m)?;
     Ok(())
 }

@@ -16,19 +16,31 @@ Fronts on numpy arrays::
 """
 
 from ._sweeper import (
+    Config,
     ConfigError,
+    Space,
+    Study,
+    Trial,
     __version__,
     hypervolume,
+    load_config,
     merge_fronts,
     nondominated_ranks,
     pareto_front,
+    validate,
 )
 
 __all__ = [
+    "Config",
     "ConfigError",
+    "Space",
+    "Study",
+    "Trial",
     "__version__",
     "hypervolume",
+    "load_config",
     "merge_fronts",
     "nondominated_ranks",
     "pareto_front",
+    "validate",
 ]
