@@ -29,6 +29,7 @@
 mod config;
 mod convert;
 mod fronts;
+mod score;
 mod study;
 
 use pyo3::prelude::*;
@@ -51,5 +52,6 @@ fn _sweeper(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fronts::register(m)?;
     config::register(m)?;
     study::register(m)?;
+    score::register(m)?;
     Ok(())
 }

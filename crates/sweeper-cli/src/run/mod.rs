@@ -59,7 +59,7 @@ pub use output::{
 pub use setup::{
     Setup, SingleEvaluation, check_runnable, evaluate_candidate, evaluator_for, program_path,
 };
-pub use space::search_space;
+pub use space::{fill_used_gpus, search_space};
 
 use crate::evaluator::{EvalOutcome, EvalRequest, Evaluator};
 use crate::provider::{Provider, SweepContext};

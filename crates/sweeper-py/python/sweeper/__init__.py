@@ -27,6 +27,7 @@ from ._sweeper import (
     merge_fronts,
     nondominated_ranks,
     pareto_front,
+    score,
     validate,
 )
 
@@ -42,5 +43,6 @@ __all__ = [
     "merge_fronts",
     "nondominated_ranks",
     "pareto_front",
+    "score",
     "validate",
 ]
