@@ -31,6 +31,7 @@ mod convert;
 mod fronts;
 mod score;
 mod study;
+mod sweep;
 
 use pyo3::prelude::*;
 
@@ -43,15 +44,35 @@ pyo3::create_exception!(
      `column` (1-based, or None), and `errors` (one dict per failing block)."
 );
 
+pyo3::create_exception!(
+    _sweeper,
+    Infeasible,
+    pyo3::exceptions::PyException,
+    "Raised by an evaluator given to `sweeper.run` when the candidate cannot run as asked \
+     (e.g. its KV cache holds less than one request): the trial is counted infeasible and \
+     the sampler steers away from it. The message is the reason."
+);
+
+pyo3::create_exception!(
+    _sweeper,
+    Unsupported,
+    pyo3::exceptions::PyException,
+    "Raised by an evaluator given to `sweeper.run` when it does not support the \
+     candidate's configuration: the trial is counted unsupported. The message is the reason."
+);
+
 /// The extension module `sweeper._sweeper`.
 #[pymodule]
 fn _sweeper(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("Infeasible", py.get_type::<Infeasible>())?;
+    m.add("Unsupported", py.get_type::<Unsupported>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     fronts::register(m)?;
     config::register(m)?;
     study::register(m)?;
     score::register(m)?;
+    sweep::register(m)?;
     Ok(())
 }
