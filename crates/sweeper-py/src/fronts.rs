@@ -142,7 +142,7 @@ fn value_error(name: &str, e: &ScoreError) -> PyErr {
     PyValueError::new_err(format!("{name}: {e}"))
 }
 
-fn indices<'py>(py: Python<'py>, v: Vec<usize>) -> Bound<'py, PyArray1<i64>> {
+fn indices(py: Python<'_>, v: Vec<usize>) -> Bound<'_, PyArray1<i64>> {
     PyArray1::from_vec(py, v.into_iter().map(|i| i as i64).collect())
 }
 

@@ -180,27 +180,24 @@ fn run<'py>(
         .and_then(|p| p.file_stem())
         .map_or_else(|| "sweep".to_owned(), |s| s.to_string_lossy().into_owned());
     let budget = config.search_space.gpu_budget;
-    let (boxed, title): (Box<dyn Evaluator>, String) = match evaluator {
-        Some(callable) => {
-            if !callable.bind(py).is_callable() {
-                return Err(PyTypeError::new_err(
-                    "evaluator must be a callable (candidate: dict) -> report dict",
-                ));
-            }
-            (
-                Box::new(PyEvaluator { callable }),
-                format!("{name} · GPU budget {budget} · Python evaluator"),
-            )
+    let (boxed, title): (Box<dyn Evaluator>, String) = if let Some(callable) = evaluator {
+        if !callable.bind(py).is_callable() {
+            return Err(PyTypeError::new_err(
+                "evaluator must be a callable (candidate: dict) -> report dict",
+            ));
         }
-        None => {
-            if config.evaluator.is_none() {
-                return Err(PyValueError::new_err(
-                    "no evaluator: pass evaluator=callable (candidate dict -> report dict), or give the config an `evaluator:` block ({builtin: {model: qwen3-32b-fp8, gpu: h200}} or {command: [prog, args...]})",
-                ));
-            }
-            let setup = evaluator_for(&config, &name).map_err(|e| run_error(&e, None))?;
-            (setup.evaluator, setup.title)
+        (
+            Box::new(PyEvaluator { callable }),
+            format!("{name} · GPU budget {budget} · Python evaluator"),
+        )
+    } else {
+        if config.evaluator.is_none() {
+            return Err(PyValueError::new_err(
+                "no evaluator: pass evaluator=callable (candidate dict -> report dict), or give the config an `evaluator:` block ({builtin: {model: qwen3-32b-fp8, gpu: h200}} or {command: [prog, args...]})",
+            ));
         }
+        let setup = evaluator_for(&config, &name).map_err(|e| run_error(&e, None))?;
+        (setup.evaluator, setup.title)
     };
     if resume && out.is_none() {
         return Err(PyValueError::new_err(
