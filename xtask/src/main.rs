@@ -1,7 +1,7 @@
 //! `cargo xtask`: project automation. `cargo xtask ci` runs exactly what `.ci/run` runs.
 //!
 //! Subcommands:
-//! - `ci`: formatting, lints as errors, the test suite, each bench once.
+//! - `ci`: formatting, lints as errors, the test suite, each bench once, the Python package.
 //! - `check-frontier`: the dominance property suite with a chosen case count, or a check
 //!   of another tool's front against its input.
 //! - `bench-sampler`: the sampler benchmark problems (ZDT1, DTLZ2, serving).
@@ -78,6 +78,10 @@ fn ci() -> anyhow::Result<()> {
         }
         run(cmd)?;
     }
+    // the Python package: its wheel in a fresh virtual environment, and its pytest suite
+    let mut python = Command::new("bash");
+    python.arg("ci/python.sh");
+    run(python)?;
     Ok(())
 }
 
