@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use sweeper_cli::input::{
     InputError, Place, ReportRow, ReportTable, RowAt, is_utf8, open_seekable,
 };
-use sweeper_cli::run::{Status, TrialResult, rescore_journal};
-use sweeper_goal::{ConfigError, Direction, Objective, SweepConfig, UsedGpus};
+use sweeper_cli::run::{Status, TrialResult, fill_used_gpus, rescore_journal};
+use sweeper_goal::{ConfigError, Direction, Objective, SweepConfig};
 use sweeper_score::{
     Candidate, FrontStream, KNOWN_METRICS, RankStream, Report, ScoreError, USED_GPUS, is_feasible,
     make_candidate, objective_value, score, used_gpus,
@@ -542,27 +542,6 @@ fn rows_of_trials(path: &Path, trials: &[TrialResult]) -> Result<Vec<ReportRow>,
     Ok(rows)
 }
 
-/// Applies the search space's GPU-count rule to a row whose config has no `used_gpus`:
-/// a fixed count, or the product of integer parameters when the row has all of them.
-fn fill_used_gpus(config: &mut Map<String, Value>, rule: Option<&UsedGpus>) {
-    if config.contains_key(USED_GPUS) {
-        return;
-    }
-    let count = match rule {
-        Some(UsedGpus::Fixed(n)) => Some(*n),
-        Some(UsedGpus::Product(names)) => names.iter().try_fold(1_u64, |acc, name| {
-            config
-                .get(name)
-                .and_then(Value::as_u64)
-                .and_then(|v| acc.checked_mul(v))
-        }),
-        None => None,
-    };
-    if let Some(n) = count {
-        config.insert(USED_GPUS.to_owned(), Value::from(n));
-    }
-}
-
 /// A number for people: integers as integers, two decimals from 1 to 1e6 (tok/s, ms), four
 /// below 1, scientific notation outside `[1e-3, 1e6)`. JSON and CSV print exact numbers.
 fn human(x: f64) -> String {
@@ -751,6 +730,7 @@ impl CsvColumns {
 mod tests {
     use super::*;
     use serde_json::json;
+    use sweeper_goal::UsedGpus;
 
     #[test]
     fn sweeps_are_told_from_reports_by_content() {

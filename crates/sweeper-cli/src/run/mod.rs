@@ -95,7 +95,7 @@ pub use setup::{
     Setup, SingleEvaluation, check_runnable, evaluate_candidate, evaluator_for, evaluator_in,
     program_path,
 };
-pub use space::search_space;
+pub use space::{fill_used_gpus, search_space};
 
 use crate::evaluator::{EvalContext, EvalOutcome, EvalRequest, Evaluator};
 use crate::provider::{Provider, SweepContext};

@@ -177,3 +177,25 @@ pub(crate) fn searched_ratio(trial: &Trial) -> Option<f64> {
         .find(|(name, _)| name == KV_LOAD_RATIO)
         .and_then(|(_, v)| v.as_f64())
 }
+
+/// Applies the search space's GPU-count rule to a row whose config has no `used_gpus`:
+/// a fixed count, or the product of integer parameters when the row has all of them
+/// (`sweeper score`, and the Python `sweeper.score`, read reports this way).
+pub fn fill_used_gpus(config: &mut Map<String, Value>, rule: Option<&UsedGpus>) {
+    if config.contains_key(sweeper_score::USED_GPUS) {
+        return;
+    }
+    let count = match rule {
+        Some(UsedGpus::Fixed(n)) => Some(*n),
+        Some(UsedGpus::Product(names)) => names.iter().try_fold(1_u64, |acc, name| {
+            config
+                .get(name)
+                .and_then(Value::as_u64)
+                .and_then(|v| acc.checked_mul(v))
+        }),
+        None => None,
+    };
+    if let Some(n) = count {
+        config.insert(sweeper_score::USED_GPUS.to_owned(), Value::from(n));
+    }
+}

@@ -1,0 +1,168 @@
+"""Type stubs of the sweeper package (the extension module ``sweeper._sweeper``)."""
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+Direction = Literal["max", "min", "maximize", "minimize"]
+Matrix = npt.ArrayLike
+PathOrText = Union[str, "os.PathLike[str]"]
+ConfigLike = Union["Config", PathOrText]
+Candidate = dict[str, Any]
+Report = Mapping[str, Union[float, int, str]]
+
+class ConfigError(ValueError):
+    """A sweep config that ``sweeper validate`` rejects; ``str(e)`` is the command's message."""
+
+    path: Optional[str]
+    """The key path of the offending value (``"goal.sla"``), None for I/O and syntax errors."""
+    rule: str
+    """The rule that fired (``"sla_missing"``, ``"unknown_key"``, ``"io"``, ...)."""
+    line: Optional[int]
+    """1-based line in the config text, when the parser knows it."""
+    column: Optional[int]
+    """1-based column in the config text, when the parser knows it."""
+    errors: list[dict[str, Any]]
+    """Every failing block's error: ``message``, ``path``, ``rule``, ``line``, ``column``."""
+
+class Infeasible(Exception):
+    """Raise it from a ``run`` evaluator: the candidate is infeasible (the message says why)."""
+
+class Unsupported(Exception):
+    """Raise it from a ``run`` evaluator: the candidate's configuration is not supported."""
+
+class Space:
+    """A search space: the parameters a study searches."""
+
+    @property
+    def names(self) -> list[str]: ...
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """The space in the config's syntax, e.g. ``{"x": {"float": [0.0, 1.0]}}``."""
+    def __len__(self) -> int: ...
+
+class Config:
+    """A validated sweep config, from ``load_config``."""
+
+    @property
+    def target(self) -> str: ...
+    @property
+    def pareto(self) -> bool: ...
+    @property
+    def objectives(self) -> list[tuple[str, Literal["max", "min"]]]: ...
+    @property
+    def metrics(self) -> list[tuple[str, Literal["max", "min"]]]:
+        """The study's metrics: ``[("objective", "max")]`` for a scalar goal, one per objective
+        for a pareto goal."""
+    @property
+    def gpu_budget(self) -> int: ...
+    @property
+    def space(self) -> Space:
+        """The sweep's search space (with ``kv_load_ratio`` when the workload searches it)."""
+    @property
+    def path(self) -> Optional[str]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The fully resolved config (every default written out)."""
+    def to_yaml(self) -> str: ...
+    def to_json(self) -> str: ...
+
+def load_config(path_or_text: PathOrText) -> Config:
+    """Reads and checks a sweep config (YAML or JSON) as ``sweeper validate`` does.
+
+    A ``pathlib.Path`` is a path; a ``str`` is a path when it is one line naming an existing
+    file or ending in ``.yaml``/``.yml``/``.json``, and config text otherwise. Raises
+    ``ConfigError``."""
+
+def validate(path_or_text: PathOrText) -> dict[str, Any]:
+    """The checks of ``load_config``; returns the fully resolved config as a dict."""
+
+class Trial:
+    """One trial of a study (a snapshot)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def params(self) -> dict[str, Union[int, float, str]]: ...
+    @property
+    def state(self) -> Literal["pending", "completed", "infeasible"]: ...
+    @property
+    def values(self) -> Optional[dict[str, float]]: ...
+    @property
+    def reason(self) -> Optional[str]: ...
+
+class Study:
+    """A multi-metric ask/tell study.
+
+    ``space``: a dict in the config's syntax (``{"x": {"float": [0, 1]}, "tp": {"values":
+    [1, 2, 4]}}``), a ``Space`` or a ``Config``; ``metrics``: ``(name, "max" | "min")``
+    pairs (a ``Config`` gives its goal's); ``algorithm``: ``"default"`` (GP-UCB-PE),
+    ``"random"``, ``"quasi_random"`` or ``"grid"``."""
+
+    def __init__(
+        self,
+        space: Union[Mapping[str, Mapping[str, Any]], Space, Config],
+        metrics: Optional[Sequence[tuple[str, Direction]]] = None,
+        algorithm: str = "default",
+        seed: int = 42,
+    ) -> None: ...
+    def suggest(self, n: int = 1) -> list[Trial]:
+        """Up to ``n`` new pending trials (fewer only when a finite space is used up)."""
+    def observe(self, trial: Union[int, Trial], values: Mapping[str, float]) -> None:
+        """Completes a pending trial with every metric's value."""
+    def observe_infeasible(self, trial: Union[int, Trial], reason: str) -> None:
+        """Closes a pending trial that could not be evaluated or was over budget."""
+    @property
+    def trials(self) -> list[Trial]: ...
+    def pareto_optimal_trials(self) -> list[Trial]: ...
+    def best_trial(self) -> Optional[Trial]: ...
+    @property
+    def metrics(self) -> list[tuple[str, Literal["max", "min"]]]: ...
+    @property
+    def space(self) -> Space: ...
+    @property
+    def algorithm(self) -> str: ...
+    def to_json(self) -> str:
+        """The whole study as JSON text; ``Study.from_json`` continues it identically."""
+    @staticmethod
+    def from_json(text: str) -> "Study": ...
+    def __len__(self) -> int: ...
+
+def pareto_front(X: Matrix, directions: Sequence[Direction]) -> npt.NDArray[np.int64]:
+    """Indices of the non-dominated rows of ``X`` (an ``(n, d)`` array), sorted by the last
+    column ascending, ties by row index; every copy of a duplicate front row is kept.
+    ``directions``: one ``"max"`` or ``"min"`` per column. A C-contiguous float64 array is
+    read without a copy; other numeric layouts and dtypes are converted once. A NaN raises
+    ``ValueError`` naming its row and column. The GIL is released while the kernel runs."""
+
+def nondominated_ranks(X: Matrix, directions: Sequence[Direction]) -> npt.NDArray[np.int64]:
+    """Per row of ``X`` its front number (0 = non-dominated, 1 = non-dominated once front 0
+    is removed, ...)."""
+
+def hypervolume(X: Matrix, ref: Sequence[float], directions: Sequence[Direction]) -> float:
+    """The hypervolume dominated by the rows of ``X`` up to the reference point ``ref``."""
+
+def merge_fronts(A: Matrix, B: Matrix, directions: Sequence[Direction]) -> npt.NDArray[np.int64]:
+    """The front of the rows of ``A`` and ``B``: indices into their concatenation, ascending."""
+
+def score(config: ConfigLike, reports: Iterable[Mapping[str, Any]]) -> list[Candidate]:
+    """Scores ``[{"config": {...}, "report": {...}}, ...]`` as ``sweeper score`` does: the
+    feasible candidates ranked (scalar goal) or their Pareto front (pareto goal). Each
+    candidate: ``index``, ``config``, ``used_gpus``, ``score``, ``metrics`` and, for a
+    pareto goal, ``objectives``."""
+
+def run(
+    config: ConfigLike,
+    evaluator: Optional[Callable[[dict[str, Any]], Report]] = None,
+    *,
+    out: Optional[PathOrText] = None,
+    resume: bool = False,
+) -> dict[str, Any]:
+    """Runs a sweep as ``sweeper run`` does, with ``evaluator`` (``candidate dict -> report
+    dict``; raise ``Infeasible`` / ``Unsupported``) called from ``parallel_evals`` worker
+    threads, or the config's own evaluator. ``out=DIR`` journals and writes the result files;
+    ``resume=True`` continues the journal in ``DIR``. Returns ``candidates``, ``evaluated``,
+    ``trials``, ``tallies``, ``reasons``, ``pareto`` and ``objectives``."""
