@@ -16,4 +16,5 @@ mod resume;
 mod run;
 mod score;
 mod terminal;
+mod transcripts;
 mod validate;
