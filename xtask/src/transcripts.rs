@@ -13,6 +13,8 @@
 //!                        without it stdout and stderr share one pipe, in the order a
 //!                        terminal shows them)
 //! status: wall          (optional: an `exit N, wall T s` line after each command)
+//! drop: TEXT            (optional, repeatable: output lines containing TEXT are left out,
+//!                        e.g. progress lines, whose number depends on the machine's speed)
 //! -->
 //! ```
 //!
@@ -64,6 +66,7 @@ pub(crate) struct Block {
     pub(crate) venv: bool,
     pub(crate) stderr_prefix: Option<String>,
     pub(crate) status: bool,
+    pub(crate) drop: Vec<String>,
 }
 
 /// The marked blocks of a markdown text.
@@ -116,11 +119,12 @@ pub(crate) fn blocks(text: &str) -> Result<Vec<Block>, String> {
             venv: false,
             stderr_prefix: None,
             status: false,
+            drop: Vec::new(),
         };
         for opt in opts {
             let Some((key, value)) = opt.split_once(':') else {
                 return Err(format!(
-                    "line {at}: transcript `{}`: `{opt}` is not `key: value` (keys: run, setup, needs, venv, stderr, status)",
+                    "line {at}: transcript `{}`: `{opt}` is not `key: value` (keys: run, setup, needs, venv, stderr, status, drop)",
                     block.name
                 ));
             };
@@ -138,9 +142,10 @@ pub(crate) fn blocks(text: &str) -> Result<Vec<Block>, String> {
                 "venv" => block.venv = true,
                 "stderr" => block.stderr_prefix = Some(unquoted),
                 "status" => block.status = true,
+                "drop" => block.drop.push(value),
                 other => {
                     return Err(format!(
-                        "line {at}: transcript `{}`: unknown key `{other}` (keys: run, setup, needs, venv, stderr, status)",
+                        "line {at}: transcript `{}`: unknown key `{other}` (keys: run, setup, needs, venv, stderr, status, drop)",
                         block.name
                     ));
                 }
@@ -283,9 +288,15 @@ pub(crate) fn run_block(block: &Block, root: &Path, sweeper_dir: &Path) -> Resul
             }
         }
         let (code, stdout, stderr, secs) = shell(&runnable(cmd), block.stderr_prefix.is_none())?;
-        body.extend(stdout.lines().map(|l| l.trim_end().to_string()));
+        let kept = |l: &&str| !block.drop.iter().any(|d| l.contains(d.as_str()));
+        body.extend(stdout.lines().filter(kept).map(|l| l.trim_end().to_string()));
         if let Some(prefix) = &block.stderr_prefix {
-            body.extend(stderr.lines().map(|l| format!("{prefix}{}", l.trim_end())));
+            body.extend(
+                stderr
+                    .lines()
+                    .filter(kept)
+                    .map(|l| format!("{prefix}{}", l.trim_end())),
+            );
         }
         if block.status {
             body.push(format!("exit {code}, wall {secs:.2} s"));
@@ -368,8 +379,8 @@ pub(crate) fn normalise(line: &str) -> String {
             let u: Vec<char> = u.chars().collect();
             let end = k + u.len();
             let fits = end <= chars.len() && chars[k..end] == u[..];
-            let bounded = end == chars.len() || !chars[end].is_alphanumeric();
-            (fits && bounded).then_some(end)
+            let bounded = fits && (end == chars.len() || !chars[end].is_alphanumeric());
+            bounded.then_some(end)
         });
         if let Some(end) = unit_len {
             out.push_str("<DURATION>");
