@@ -112,7 +112,10 @@ pub(crate) fn blocks(text: &str) -> Result<Vec<Block>, String> {
             name,
             body_start,
             body_end: end,
-            body: lines[body_start..end].iter().map(|s| (*s).to_string()).collect(),
+            body: lines[body_start..end]
+                .iter()
+                .map(|s| (*s).to_string())
+                .collect(),
             run: Vec::new(),
             setup: Vec::new(),
             needs: Vec::new(),
@@ -225,10 +228,8 @@ pub(crate) fn block_path(block: &Block, sweeper_dir: &Path) -> String {
 /// A scratch directory mirroring the repository root through symlinks (all but `target`
 /// and `sweeper-out`).
 fn scratch(root: &Path, name: &str) -> Result<PathBuf, String> {
-    let dir = std::env::temp_dir().join(format!(
-        "sweeper-transcript-{}-{name}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("sweeper-transcript-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let entries = std::fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
@@ -244,12 +245,18 @@ fn scratch(root: &Path, name: &str) -> Result<PathBuf, String> {
 }
 
 /// Runs a block and returns its new body.
-pub(crate) fn run_block(block: &Block, root: &Path, sweeper_dir: &Path) -> Result<Vec<String>, String> {
+pub(crate) fn run_block(
+    block: &Block,
+    root: &Path,
+    sweeper_dir: &Path,
+) -> Result<Vec<String>, String> {
     let dir = scratch(root, &block.name)?;
     let path = block_path(block, sweeper_dir);
     let shell = |script: &str, merged: bool| -> Result<(i32, String, String, f64), String> {
         let mut cmd = Command::new("bash");
-        cmd.current_dir(&dir).env("PATH", &path).stdin(Stdio::null());
+        cmd.current_dir(&dir)
+            .env("PATH", &path)
+            .stdin(Stdio::null());
         if merged {
             cmd.args(["-c", &format!("exec 2>&1\n{script}")]);
         } else {
@@ -284,12 +291,21 @@ pub(crate) fn run_block(block: &Block, root: &Path, sweeper_dir: &Path) -> Resul
                 body.push(String::new());
             }
             for (k, line) in cmd.lines().enumerate() {
-                body.push(if k == 0 { format!("$ {line}") } else { line.to_string() });
+                body.push(if k == 0 {
+                    format!("$ {line}")
+                } else {
+                    line.to_string()
+                });
             }
         }
         let (code, stdout, stderr, secs) = shell(&runnable(cmd), block.stderr_prefix.is_none())?;
         let kept = |l: &&str| !block.drop.iter().any(|d| l.contains(d.as_str()));
-        body.extend(stdout.lines().filter(kept).map(|l| l.trim_end().to_string()));
+        body.extend(
+            stdout
+                .lines()
+                .filter(kept)
+                .map(|l| l.trim_end().to_string()),
+        );
         if let Some(prefix) = &block.stderr_prefix {
             body.extend(
                 stderr
@@ -316,7 +332,13 @@ pub(crate) fn run_block(block: &Block, root: &Path, sweeper_dir: &Path) -> Resul
 /// Whether `word` (the text just before a number) ends a JSON key whose value is a
 /// timing: `"load_ms": `, `"kernel_ms": `...
 fn timing_key(before: &str) -> bool {
-    const KEYS: &[&str] = &["load_ms", "kernel_ms", "wall_ms", "elapsed_ms", "wall_time_s"];
+    const KEYS: &[&str] = &[
+        "load_ms",
+        "kernel_ms",
+        "wall_ms",
+        "elapsed_ms",
+        "wall_time_s",
+    ];
     let t = before.trim_end();
     let Some(t) = t.strip_suffix(':') else {
         return false;
@@ -357,7 +379,8 @@ pub(crate) fn normalise(line: &str) -> String {
     while i < chars.len() {
         let c = chars[i];
         let starts_number = c.is_ascii_digit()
-            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_' || chars[i - 1] == '.'));
+            && (i == 0
+                || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_' || chars[i - 1] == '.'));
         if !starts_number {
             out.push(c);
             i += 1;
@@ -469,7 +492,9 @@ pub(crate) fn refresh(
             Outcome::Drifted(diff(&old, &new))
         };
         outcomes.insert(block.name.clone(), outcome);
-        let _old: Vec<String> = lines.splice(block.body_start..block.body_end, body).collect();
+        let _old: Vec<String> = lines
+            .splice(block.body_start..block.body_end, body)
+            .collect();
     }
     let mut new_text = lines.join("\n");
     if text.ends_with('\n') {

@@ -19,14 +19,21 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
         .parent()
         .context("xtask lives in the workspace")?;
     let mut build = crate::cargo();
-    build
-        .current_dir(root)
-        .args(["build", "--quiet", "--release", "-p", "sweeper-cli", "--bin", "sweeper"]);
+    build.current_dir(root).args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "sweeper-cli",
+        "--bin",
+        "sweeper",
+    ]);
     crate::run(build)?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| root.join("target"), PathBuf::from);
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let sweeper_dir = target.join("release");
-    let select = |b: &crate::transcripts::Block| names.is_empty() || names.iter().any(|n| **n == b.name);
+    let select =
+        |b: &crate::transcripts::Block| names.is_empty() || names.iter().any(|n| **n == b.name);
     let mut drifted = 0;
     for file in FILES {
         let (text, outcomes) =
@@ -50,7 +57,9 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
         }
     }
     if check && drifted > 0 {
-        eprintln!("xtask: {drifted} transcript(s) drifted: run `cargo xtask transcripts` and commit the result");
+        eprintln!(
+            "xtask: {drifted} transcript(s) drifted: run `cargo xtask transcripts` and commit the result"
+        );
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

@@ -51,15 +51,25 @@ fn readme_transcripts_match_the_tools() {
 #[test]
 fn transcript_normalisation_replaces_timings_only() {
     use transcripts::normalise;
-    assert_eq!(normalise("took 0.85 s of wall time"), "took <DURATION> of wall time");
-    assert_eq!(normalise("replayed 640 requests in 458 ms"), "replayed 640 requests in <DURATION>");
+    assert_eq!(
+        normalise("took 0.85 s of wall time"),
+        "took <DURATION> of wall time"
+    );
+    assert_eq!(
+        normalise("replayed 640 requests in 458 ms"),
+        "replayed 640 requests in <DURATION>"
+    );
     assert_eq!(normalise("exit 0, wall 0.67 s"), "exit 0, wall <DURATION>");
     assert_eq!(normalise("(5.1 s)."), "(<DURATION>).");
     assert_eq!(normalise("after 5s,"), "after <DURATION>,");
-    assert_eq!(normalise(r#"{"load_ms": 4918.2, "kernel_ms": 3, "x_ms": 2}"#), r#"{"load_ms": <MS>, "kernel_ms": <MS>, "x_ms": 2}"#);
+    assert_eq!(
+        normalise(r#"{"load_ms": 4918.2, "kernel_ms": 3, "x_ms": 2}"#),
+        r#"{"load_ms": <MS>, "kernel_ms": <MS>, "x_ms": 2}"#
+    );
     assert_eq!(normalise("at /tmp/.tmpAb12Cd/out.json ok"), "at <TMP> ok");
     // figures that are not timings stay, so a changed figure is a drift
-    let kept = "127 trials: 120 feasible, 0 cache hits; 16 GPUs, 1323.9 tok/s, mean_ttft_ms 234.365";
+    let kept =
+        "127 trials: 120 feasible, 0 cache hits; 16 GPUs, 1323.9 tok/s, mean_ttft_ms 234.365";
     assert_eq!(normalise(kept), kept);
     assert_ne!(normalise("1323.9"), normalise("1324.0"));
 }
