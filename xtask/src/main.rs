@@ -6,6 +6,8 @@
 //! - `check-frontier`: the dominance property suite with a chosen case count, or a check
 //!   of another tool's front against its input.
 //! - `bench-sampler`: the sampler benchmark problems (ZDT1, DTLZ2, serving).
+//! - `transcripts [--check]`: re-runs the READMEs' marked transcripts with the release
+//!   `sweeper` and rewrites their output (`--check`: exit 1 with a diff on drift).
 
 use anyhow::Context;
 use std::path::Path;
@@ -13,6 +15,8 @@ use std::process::{Command, ExitCode};
 
 mod bench_sampler;
 mod check_frontier;
+mod transcripts;
+mod transcripts_cmd;
 
 /// A `cargo` command, using the cargo that runs this xtask.
 pub(crate) fn cargo() -> Command {
@@ -37,8 +41,7 @@ fn ci() -> anyhow::Result<()> {
     run(cmd)
 }
 
-const USAGE: &str =
-    "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...]>";
+const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check]>";
 
 /// The man pages (`clap_mangen`, through the binary's hidden `man` command, which holds the
 /// command-line definition): `sweeper.1` and `sweeper-COMMAND.1` into DIR, default
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Some("man") => man(rest).map(|()| ExitCode::SUCCESS),
         Some("check-frontier") => check_frontier::main(rest),
         Some("bench-sampler") => bench_sampler::main(rest),
+        Some("transcripts") => transcripts_cmd::main(rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {

@@ -18,4 +18,5 @@ mod score;
 mod shards;
 mod slurm;
 mod terminal;
+mod transcripts;
 mod validate;
