@@ -110,20 +110,22 @@ impl RunObserver for Bar {
                 super::print_stderr(&format!(
                     "{}/{} trials{} · {msg}\n",
                     p.done,
-                    p.budget,
+                    p.budget.max(p.done),
                     if p.replayed { " (replayed)" } else { "" }
                 ));
             });
         } else if self.lines && !p.replayed {
             let round_end = self.per_round > 0 && p.done.is_multiple_of(self.per_round);
             let due = self.last_line.is_none_or(|at| at.elapsed() >= LINE_EVERY);
-            let last = p.done >= p.budget;
+            let last = p.done == p.budget;
             if (round_end || self.last_line.is_none()) && due || last {
                 self.last_line = Some(Instant::now());
                 super::print_stderr(&format!(
                     "{}/{} trials after {:.0} s · {msg}\n",
                     p.done,
-                    p.budget,
+                    // candidates rejected before evaluation (over the GPU budget) are
+                    // trials beyond the budget of evaluations, as on the bar
+                    p.budget.max(p.done),
                     self.started.elapsed().as_secs_f64()
                 ));
             }
