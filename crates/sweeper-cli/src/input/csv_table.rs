@@ -2,7 +2,7 @@
 
 use super::stream::LineTracker;
 use super::{InputError, Place, parse_number};
-use std::io::Read;
+use std::io::{Cursor, Read, SeekFrom};
 use std::path::Path;
 
 /// The CSV reader's settings: a header row, `#` comment lines, every cell trimmed, every
@@ -246,22 +246,49 @@ pub(super) fn for_each_text_row<R: Read, S>(
     Ok((names, state))
 }
 
-/// Reads one data row again from its bytes (a [`RecordRef`]'s `len` bytes at its
-/// `offset`), with the settings of the first reading.
-pub(super) fn record_at(path: &Path, bytes: &[u8]) -> Result<csv::StringRecord, InputError> {
-    let mut rdr = builder(false).from_reader(bytes);
-    let mut record = csv::StringRecord::new();
-    match rdr.read_record(&mut record) {
-        Ok(true) => Ok(record),
-        Ok(false) => Err(InputError::Format {
+/// Reads data rows again from their bytes (a [`RecordRef`]'s `len` bytes at its `offset`),
+/// with the settings of the first reading and one parser for all of them (building a CSV
+/// parser costs more than parsing a row).
+#[derive(Debug)]
+pub(super) struct RecordReader {
+    rdr: csv::Reader<Cursor<Vec<u8>>>,
+    record: csv::StringRecord,
+}
+
+impl RecordReader {
+    pub(super) fn new() -> Self {
+        // Row lengths were checked on the first reading; the header is set so that no row
+        // is taken for one.
+        let mut rdr = builder(false)
+            .flexible(true)
+            .from_reader(Cursor::new(Vec::new()));
+        rdr.set_byte_headers(csv::ByteRecord::new());
+        RecordReader {
+            rdr,
+            record: csv::StringRecord::new(),
+        }
+    }
+
+    /// The bytes of the next row to read: fill them, then [`read`](Self::read).
+    pub(super) fn bytes(&mut self) -> &mut Vec<u8> {
+        self.rdr.get_mut().get_mut()
+    }
+
+    /// Parses the row whose bytes were put in [`bytes`](Self::bytes).
+    pub(super) fn read(&mut self, path: &Path) -> Result<&csv::StringRecord, InputError> {
+        let changed = |detail: String| InputError::Format {
             path: path.to_owned(),
-            detail: "a row read again is not there (did the file change while it was read?)"
-                .to_owned(),
-        }),
-        Err(e) => Err(InputError::Format {
-            path: path.to_owned(),
-            detail: format!("a row read again does not parse (did the file change?): {e}"),
-        }),
+            detail: format!("a row read again {detail} (did the file change while it was read?)"),
+        };
+        // Back to the start of the new bytes, the parser's state reset.
+        self.rdr
+            .seek_raw(SeekFrom::Start(0), csv::Position::new())
+            .map_err(|e| changed(format!("cannot be read: {e}")))?;
+        match self.rdr.read_record(&mut self.record) {
+            Ok(true) => Ok(&self.record),
+            Ok(false) => Err(changed("is not there".to_owned())),
+            Err(e) => Err(changed(format!("does not parse: {e}"))),
+        }
     }
 }
 
@@ -414,8 +441,10 @@ mod tests {
         for_each_text_row(Path::new("t.csv"), text.as_bytes(), 7, |_| Ok(()), each).unwrap();
         let lines: Vec<_> = seen.iter().map(|s| (s.0, s.1)).collect();
         assert_eq!(lines, [(7, Some(5)), (8, Some(7)), (9, Some(8))]);
-        for (_, _, bytes, cells) in seen {
-            assert_eq!(record_at(Path::new("t.csv"), &bytes).unwrap(), cells);
+        let mut again = RecordReader::new();
+        for (_, _, bytes, cells) in seen.iter().rev() {
+            *again.bytes() = bytes.clone();
+            assert_eq!(again.read(Path::new("t.csv")).unwrap(), cells);
         }
     }
 }

@@ -13,7 +13,7 @@
 //! row at a time, and reads a row again from where it sits in its file
 //! ([`ReportTable::fetch`]), so that a caller holds a few numbers per row, not the rows.
 
-use super::csv_table::{RecordRef, for_each_text_row, record_at};
+use super::csv_table::{RecordReader, RecordRef, for_each_text_row};
 use super::json::{RowFaults, for_each_element, for_each_line, line_at};
 use super::stream::head;
 use super::{InputError, Place, TableFormat, open_seekable, parse_number};
@@ -240,6 +240,7 @@ impl<R: Read + Seek> ReportTable<R> {
             wanted: wanted.iter(),
             held,
             bytes: Vec::new(),
+            csv: None,
         })
     }
 
@@ -258,6 +259,8 @@ pub struct Fetch<'a, R> {
     wanted: std::slice::Iter<'a, RowAt>,
     held: HashMap<usize, ReportRow>,
     bytes: Vec<u8>,
+    /// The parser of CSV rows read again, made at the first one.
+    csv: Option<RecordReader>,
 }
 
 impl<R: Read + Seek> Fetch<'_, R> {
@@ -287,23 +290,26 @@ impl<R: Read + Seek> Fetch<'_, R> {
             source,
         };
         let len = usize::try_from(at.len).map_err(|_| gone(path))?;
+        let bytes = match csv {
+            Some(_) => self.csv.get_or_insert_with(RecordReader::new).bytes(),
+            None => &mut self.bytes,
+        };
         shard
             .input
             .seek(SeekFrom::Start(bom + at.offset))
             .map_err(io)?;
-        self.bytes.resize(len, 0);
-        shard.input.read_exact(&mut self.bytes).map_err(io)?;
+        bytes.resize(len, 0);
+        shard.input.read_exact(bytes).map_err(io)?;
         // The line is known only to the first reading; nothing here reports it.
         let place = Place {
             line: None,
             row: at.index,
         };
-        match csv {
-            Some((header, metric)) => {
-                let record = record_at(path, &self.bytes)?;
-                csv_row(place, header, metric, &record, None)
+        match (csv, &mut self.csv) {
+            (Some((header, metric)), Some(again)) => {
+                csv_row(place, header, metric, again.read(path)?, None)
             }
-            None => json_report(path, place, line_at(path, &self.bytes)?),
+            _ => json_report(path, place, line_at(path, &self.bytes)?),
         }
     }
 }
