@@ -762,3 +762,37 @@ fn an_async_sweep_killed_at_six_moments_resumes_to_its_exact_budget() {
         "the replayed result differs"
     );
 }
+
+#[test]
+fn ctrl_c_stops_an_async_sweep_that_resumes_to_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let sweep = "schedule: async, max_trials: 10, parallel_evals: 3, seed: 5, algorithm: random";
+    let cfg = write_config(dir, "c.yaml", sweep, 0.5);
+    let cfg = cfg.to_str().unwrap();
+    let child = sweeper_cmd(&["run", cfg, "--out", "o", "--no-progress"], dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // interrupt while the first evaluations run
+    wait_for(&dir.join("count.log"));
+    std::thread::sleep(Duration::from_millis(200));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("sweeper run --resume"), "{stderr}");
+    let journal = dir.join("o/journal.jsonl");
+    let before = outcomes(&journal).len();
+    assert!(before < 10, "the sweep ended before the interrupt");
+    let out = sweeper(&["run", "--resume", "o", "--no-progress"], dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ids: BTreeSet<u64> = outcomes(&journal).iter().map(|o| o.0).collect();
+    assert_eq!(ids, (0..10).collect::<BTreeSet<u64>>());
+    assert_eq!(outcomes(&journal).len(), 10);
+}
