@@ -97,6 +97,18 @@ impl Sweep {
     /// Writes `c.yaml`: a grid of `parameters` (`tp` is the GPU count), `slurm_extra` keys
     /// beside the test's job name and a fast poll, and `sweep` keys.
     fn config(&self, parameters: &str, slurm_extra: &str, sweep: &str) -> PathBuf {
+        self.config_sleeping(0.5, parameters, slurm_extra, sweep)
+    }
+
+    /// [`config`](Self::config) with jobs that sleep `per_gpu` seconds per GPU (when the
+    /// grid has no `sleep` parameter).
+    fn config_sleeping(
+        &self,
+        per_gpu: f64,
+        parameters: &str,
+        slurm_extra: &str,
+        sweep: &str,
+    ) -> PathBuf {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/evaluators/slurm_eval.py");
         let yaml = format!(
             "search_space:
@@ -105,7 +117,7 @@ impl Sweep {
   parameters: {{{parameters}}}
 evaluator:
   command: [python3, {script}]
-  env: {{SLURM_EVAL_LOG: {log}, SLURM_EVAL_SLEEP_PER_GPU: '0.5'}}
+  env: {{SLURM_EVAL_LOG: {log}, SLURM_EVAL_SLEEP_PER_GPU: '{per_gpu}'}}
   slurm: {{job_name: {name}, poll_seconds: 0.2{slurm_extra}}}
 sweep: {{algorithm: grid, max_rounds: 1, {sweep}}}
 ",
@@ -359,8 +371,9 @@ fn a_job_over_max_eval_seconds_is_cancelled_and_timed_out() {
 fn kill_nine_then_resume_reattaches_to_the_jobs_and_submits_none_twice() {
     let Some(_cluster) = cluster() else { return };
     let sweep = Sweep::new();
-    // 2 + 4 GPUs run at once for 1 and 2 s; the 8-GPU job waits for them, then runs 4 s
-    sweep.config(
+    // 2 + 4 GPUs run at once for 2 and 4 s; the 8-GPU job waits for them, then runs 8 s
+    sweep.config_sleeping(
+        1.0,
         "tp: {values: [2, 4, 8]}",
         "",
         "candidates_per_round: 3, parallel_evals: 3",
@@ -376,16 +389,16 @@ fn kill_nine_then_resume_reattaches_to_the_jobs_and_submits_none_twice() {
     });
     kill9(child);
     let started = sweep.started();
-    // the 2-GPU job finishes while no sweeper watches
-    let first = sweep.out().join("jobs/0/exit_code");
-    wait_until("the first job ends", Duration::from_secs(30), || {
-        first.exists()
-    });
+    // Whichever jobs Slurm starts first (the 8-GPU one alone, or the 2- and 4-GPU ones
+    // together), one of them finishes while no sweeper watches and another is still queued
+    // or running for at least 2 s more.
+    let finished = || (0..3).any(|t| sweep.out().join(format!("jobs/{t}/exit_code")).exists());
+    wait_until("a first job ends", Duration::from_secs(30), finished);
     let jobs = jobs_named(&sweep.job_name());
     assert_eq!(jobs.len(), 3, "{jobs:?}");
     assert!(
         jobs.values().any(|(s, _)| s == "PENDING" || s == "RUNNING"),
-        "some job must still be queued or running at the resume: {jobs:?}"
+        "a job must still be queued or running at the resume: {jobs:?}"
     );
     let resumed = sweep.run(&["run", "--resume", "o", "--no-progress"]);
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));

@@ -335,11 +335,16 @@ impl SlurmEvaluator {
         } else {
             format!(" ({})", end.reason)
         };
-        let from_slurm = match end.state.as_str() {
-            "COMPLETED" | "FAILED" => end.exit,
-            _ => None,
-        };
-        if let Some(exit) = from_script.or(from_slurm) {
+        // A command that exited 0 finished its work, whatever Slurm did to the job after.
+        if from_script == Some(Exit::Code(0)) {
+            return judge_exit(Exit::Code(0), &end.state, &why, files);
+        }
+        // Only a job that ended by itself is judged by its exit code: when Slurm ends a job
+        // (a cancel, a time limit, a node failure) the script may still record the code its
+        // killed command returned (143), which says nothing Slurm's state does not.
+        if matches!(end.state.as_str(), "COMPLETED" | "FAILED")
+            && let Some(exit) = from_script.or(end.exit)
+        {
             return judge_exit(exit, &end.state, &why, files);
         }
         match end.state.as_str() {
@@ -581,6 +586,23 @@ mod tests {
         assert!(matches!(
             ev.judge(&end("COMPLETED", "None", None), &files),
             EvalOutcome::Failed(_)
+        ));
+        // a job Slurm ended is Slurm's verdict, even if the script saw its command killed...
+        fs::write(&files.exit_code, "143\n").unwrap();
+        assert_eq!(
+            ev.judge(&end("NODE_FAIL", "NodeDown", Some(Exit::Code(143))), &files),
+            EvalOutcome::Failed("slurm job NODE_FAIL (NodeDown)".into())
+        );
+        assert_eq!(
+            ev.judge(&end("CANCELLED", "None", Some(Exit::Code(143))), &files),
+            EvalOutcome::Failed("slurm job CANCELLED".into())
+        );
+        // ...unless the command had finished: then its report counts
+        fs::write(&files.exit_code, "0\n").unwrap();
+        fs::write(&files.stdout, "{\"output_throughput_tok_s\": 6}\n").unwrap();
+        assert!(matches!(
+            ev.judge(&end("CANCELLED", "None", Some(Exit::Signal(15))), &files),
+            EvalOutcome::Report(r) if r["output_throughput_tok_s"] == 6.0
         ));
         fs::remove_file(&files.exit_code).unwrap();
         assert_eq!(
