@@ -14,9 +14,14 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 python="${PYTHON:-python3}"
 profile="${SWEEPER_PY_PROFILE:-dev}"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
+tmp="$(mktemp -d)"
+cleanup() {
+    local code=$?
+    rm -rf "$tmp"
+    echo "ci/python.sh: exit $code after $((SECONDS - start)) s (temporary directory removed)"
+}
+trap cleanup EXIT
 
 "$python" -m venv "$tmp/venv"
 py="$tmp/venv/bin/python"
@@ -42,4 +47,3 @@ echo "ci/python.sh: wheel built and installed in $((SECONDS - start)) s ($profil
 # From the temporary directory, so that `import sweeper` is the installed wheel.
 cd "$tmp"
 "$py" -m pytest -q -p no:cacheprovider "$root/crates/sweeper-py/tests"
-echo "ci/python.sh: done in $((SECONDS - start)) s"

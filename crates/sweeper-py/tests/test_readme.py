@@ -25,3 +25,12 @@ def test_the_python_quickstart_runs():
     )
     assert p.returncode == 0, p.stderr
     assert "front (tok/s/gpu, tok/s/user):" in p.stdout and "hypervolume" in p.stdout
+
+
+def test_the_package_docstring_examples_run():
+    import doctest
+
+    import sweeper
+
+    failed, attempted = doctest.testmod(sweeper)
+    assert attempted > 0 and failed == 0
