@@ -8,10 +8,10 @@
 
 #[allow(dead_code)]
 #[path = "../../../../xtask/src/transcripts.rs"]
-mod transcripts;
+mod blocks;
 
+use blocks::{FILES, Outcome, refresh};
 use std::path::Path;
-use transcripts::{FILES, Outcome, refresh};
 
 #[test]
 fn readme_transcripts_match_the_tools() {
@@ -50,7 +50,7 @@ fn readme_transcripts_match_the_tools() {
 /// The normalisation replaces timings and temporary paths, and nothing else.
 #[test]
 fn transcript_normalisation_replaces_timings_only() {
-    use transcripts::normalise;
+    use blocks::normalise;
     assert_eq!(
         normalise("took 0.85 s of wall time"),
         "took <DURATION> of wall time"
@@ -78,15 +78,15 @@ fn transcript_normalisation_replaces_timings_only() {
 #[test]
 fn transcript_blocks_parse() {
     let text = "x\n<!-- transcript: one\nrun: echo hi\nstderr: \"# e: \"\nstatus: wall\n-->\n```\nold\n```\n";
-    let blocks = transcripts::blocks(text).unwrap();
+    let blocks = blocks::blocks(text).unwrap();
     assert_eq!(blocks.len(), 1);
     let b = &blocks[0];
     assert_eq!((b.name.as_str(), b.body_start, b.body_end), ("one", 7, 8));
     assert_eq!(b.run, ["echo hi"]);
     assert_eq!(b.stderr_prefix.as_deref(), Some("# e: "));
     assert!(b.status);
-    let err = transcripts::blocks("<!-- transcript: two\nbogus: 1\n-->\n```\n```\n").unwrap_err();
+    let err = blocks::blocks("<!-- transcript: two\nbogus: 1\n-->\n```\n```\n").unwrap_err();
     assert!(err.contains("unknown key `bogus`"), "{err}");
-    let err = transcripts::blocks("<!-- transcript: three -->\ntext\n").unwrap_err();
+    let err = blocks::blocks("<!-- transcript: three -->\ntext\n").unwrap_err();
     assert!(err.contains("must open a fenced block"), "{err}");
 }
