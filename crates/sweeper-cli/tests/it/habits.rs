@@ -17,7 +17,8 @@ fn sweeper(args: &[&str], cwd: &Path, stdin: Option<&str>) -> Output {
         .spawn()
         .expect("start sweeper");
     let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    // a sweeper that exits before reading (a usage error) closes the pipe: not a failure
+    let _ = input.write_all(stdin.unwrap_or("").as_bytes());
     drop(input);
     child.wait_with_output().unwrap()
 }

@@ -213,6 +213,10 @@ fn every_subcommand_has_examples_in_its_help() {
             if !line.starts_with("  ") {
                 break;
             }
+            // a wrapped description continues further in
+            if line.starts_with("   ") {
+                continue;
+            }
             if name != "help" {
                 commands.push(name.to_owned());
             }
