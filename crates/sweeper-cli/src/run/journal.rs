@@ -242,6 +242,25 @@ fn differing_keys(a: &Value, b: &Value, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
+/// How long opening a journal waits for another process's lock to go: a sweep that was
+/// just interrupted releases it when its last process is gone, which under load can take
+/// a moment after its exit code is seen; a sweep that is still running holds it longer.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Locks `file` for this sweep, waiting up to [`LOCK_WAIT`] for another holder to let go.
+fn lock(file: &File, path: &Path) -> Result<(), RunError> {
+    let deadline = std::time::Instant::now() + LOCK_WAIT;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => return Err(lock_error(path, e)),
+        }
+    }
+}
+
 fn lock_error(path: &Path, e: std::fs::TryLockError) -> RunError {
     match e {
         std::fs::TryLockError::WouldBlock => RunError::Locked {
@@ -278,7 +297,7 @@ impl FileJournal {
                 },
                 _ => RunError::io(path, e),
             })?;
-        file.try_lock().map_err(|e| lock_error(path, e))?;
+        lock(&file, path)?;
         let mut journal = FileJournal {
             path: path.to_owned(),
             file,
@@ -311,7 +330,7 @@ impl FileJournal {
             .write(true)
             .open(path)
             .map_err(|e| RunError::io(path, e))?;
-        file.try_lock().map_err(|e| lock_error(path, e))?;
+        lock(&file, path)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
             .map_err(|e| RunError::io(path, e))?;
