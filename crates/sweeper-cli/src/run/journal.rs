@@ -245,7 +245,7 @@ fn differing_keys(a: &Value, b: &Value, prefix: &str, out: &mut Vec<String>) {
 /// How long opening a journal waits for another process's lock to go: a sweep that was
 /// just interrupted releases it when its last process is gone, which under load can take
 /// a moment after its exit code is seen; a sweep that is still running holds it longer.
-const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Locks `file` for this sweep, waiting up to [`LOCK_WAIT`] for another holder to let go.
 fn lock(file: &File, path: &Path) -> Result<(), RunError> {
