@@ -196,6 +196,9 @@ struct EvaluatorDoc {
     env: Option<BTreeMap<String, String>>,
     /// Working directory of the command.
     cwd: Option<String>,
+    /// Run each evaluation as a Slurm batch job (partition, account, time_limit,
+    /// job_name, gpus_per_node, gpu_flag, gpu_type, sbatch_args, poll_seconds).
+    slurm: Option<serde_json::Value>,
 }
 
 /// A command line.
@@ -259,6 +262,18 @@ struct SweepDoc {
     seed: Option<u64>,
     /// The sampler.
     algorithm: Option<AlgorithmDoc>,
+    /// `rounds` (the default) or `async`: a freed evaluation slot is filled at once.
+    schedule: Option<ScheduleDoc>,
+}
+
+/// When new trials are asked for.
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum ScheduleDoc {
+    /// In rounds of `candidates_per_round`, each observed whole.
+    Rounds,
+    /// A slot that frees is filled at once.
+    Async,
 }
 
 /// A sampler algorithm.
