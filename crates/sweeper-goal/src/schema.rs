@@ -196,8 +196,8 @@ struct EvaluatorDoc {
     env: Option<BTreeMap<String, String>>,
     /// Working directory of the command.
     cwd: Option<String>,
-    /// Run each evaluation as a Slurm batch job (partition, account, time_limit,
-    /// job_name, gpus_per_node, gpu_flag, gpu_type, sbatch_args, poll_seconds).
+    /// Run each evaluation as a Slurm batch job (`partition`, `account`, `time_limit`,
+    /// `job_name`, `gpus_per_node`, `gpu_flag`, `gpu_type`, `sbatch_args`, `poll_seconds`).
     slurm: Option<serde_json::Value>,
 }
 
