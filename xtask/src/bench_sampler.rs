@@ -71,7 +71,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
                 }
             }
             other => anyhow::bail!(
-                "unknown flag `{other}`; flags: --problem zdt1,dtlz2,serving --trials 30,50,150 \
+                "unknown flag `{other}`; flags: --problem zdt1,dtlz2,dtlz2_4,serving,kernel --trials 30,50,150 \
                  --batch 1,8 --in-flight 4 --seeds 5 --algorithm default,random,quasi_random,grid \
                  --format table|json"
             ),

@@ -1,5 +1,7 @@
-//! The three benchmark problems, defined exactly as in issue 4 (so that
-//! `benches/peers/optuna_sampler.py` runs the same definitions).
+//! The benchmark problems: ZDT1, DTLZ2 and serving as defined in issue 4, and the two of
+//! issue 16 (DTLZ2 with four objectives, and `kernel`, a GPU-kernel tuning model whose
+//! space is integers, discrete sets and categoricals only). `benches/peers/sampler_peers.py`
+//! runs the same definitions.
 
 use std::f64::consts::PI;
 
@@ -10,7 +12,9 @@ use sweeper_sampler::{ParamSpec, ParamValue, SearchSpace};
 pub(super) enum Problem {
     Zdt1,
     Dtlz2,
+    Dtlz2x4,
     Serving,
+    Kernel,
 }
 
 const ROUTERS: [&str; 3] = ["round_robin", "kv_aware", "random"];
@@ -42,14 +46,133 @@ pub(super) fn serving(tp: f64, replicas: f64, router: usize, r: f64) -> Option<(
     Some((per_gpu, per_user))
 }
 
+const TILES: [f64; 5] = [16.0, 32.0, 64.0, 128.0, 256.0];
+const TILE_K: [f64; 3] = [16.0, 32.0, 64.0];
+const WARPS: [f64; 4] = [1.0, 2.0, 4.0, 8.0];
+const SWIZZLE: [&str; 3] = ["none", "xor", "diagonal"];
+const EPILOGUE: [&str; 3] = ["direct", "staged", "split_k"];
+/// The kernel model's peak, TFLOP/s (the hypervolume's scale).
+const KERNEL_PEAK: f64 = 400.0;
+
+/// DTLZ2 with `m` objectives over `x` (the first `m − 1` coordinates place the point on
+/// the front, the rest are the distance variables, best at 0.5).
+fn dtlz2(x: &[f64], m: usize) -> Vec<f64> {
+    let g: f64 = x[m - 1..].iter().map(|v| (v - 0.5) * (v - 0.5)).sum();
+    (0..m)
+        .map(|i| {
+            // f_i = (1+g) · Π_{j < m−1−i} cos(x_j π/2) · (sin(x_{m−1−i} π/2) when i > 0)
+            let upto = m - 1 - i;
+            let mut f = 1.0 + g;
+            for v in &x[..upto] {
+                f *= (v * PI / 2.0).cos();
+            }
+            if i > 0 {
+                f *= (x[upto] * PI / 2.0).sin();
+            }
+            f
+        })
+        .collect()
+}
+
+/// A made-up but shaped model of a tiled matrix-multiply kernel (M = N = K = 4096 on 108
+/// SMs with 160 KiB of shared memory each): `(TFLOP/s, shared memory KiB per block)`, or
+/// `None` when the block does not fit (shared memory, or more than 255 accumulator
+/// registers a thread). Bigger tiles and more pipeline stages buy arithmetic intensity and
+/// latency hiding with shared memory, so the two objectives trade off; the swizzle, the
+/// epilogue and the warp count interact with the tile shape.
+pub(super) fn kernel(
+    tm: f64,
+    tn: f64,
+    tk: f64,
+    stages: f64,
+    warps: f64,
+    swizzle: usize,
+    epilogue: usize,
+) -> Option<(f64, f64)> {
+    let mut smem = (tm + tn) * tk * 2.0 * stages / 1024.0;
+    if epilogue == 1 {
+        smem += tm * tn * 2.0 / 1024.0;
+    }
+    let threads = warps * 32.0;
+    let acc = tm * tn / threads;
+    if smem > 160.0 || !(1.0..=255.0).contains(&acc) {
+        return None;
+    }
+    let intensity = tm * tn / (tm + tn);
+    let feed = (intensity / 40.0).min(1.0);
+    let hide = 1.0 - 0.55f64.powf(stages * tk / 32.0);
+    let bank = match swizzle {
+        0 => 0.72,
+        1 => 1.0,
+        _ => {
+            if tk <= 16.0 {
+                1.02
+            } else {
+                0.9
+            }
+        }
+    };
+    let per_thread = acc / (acc + 12.0);
+    let blocks_per_sm = (160.0 / smem).floor().min(32.0 / warps).max(1.0);
+    let tiles = (4096.0 / tm).ceil() * (4096.0 / tn).ceil();
+    let split = if epilogue == 2 { 4.0 } else { 1.0 };
+    let slots = 108.0 * blocks_per_sm;
+    let work = tiles * split;
+    let waves = (work / slots).ceil();
+    let wave_eff = work / (waves * slots);
+    let occupancy = (blocks_per_sm * warps / 8.0).min(1.0).sqrt();
+    let epi = [1.0, 1.06, if tm * tn <= 4096.0 { 0.98 } else { 0.93 }][epilogue];
+    let tflops = KERNEL_PEAK * feed * hide * bank * per_thread * wave_eff * occupancy * epi;
+    Some((tflops, smem))
+}
+
+/// Every point of the kernel space, feasible ones only.
+fn kernel_space(mut visit: impl FnMut(f64, f64)) {
+    for tm in TILES {
+        for tn in TILES {
+            for tk in TILE_K {
+                for stages in 1..=5 {
+                    for warps in WARPS {
+                        for sw in 0..SWIZZLE.len() {
+                            for ep in 0..EPILOGUE.len() {
+                                if let Some((t, s)) =
+                                    kernel(tm, tn, tk, f64::from(stages), warps, sw, ep)
+                                {
+                                    visit(t, s);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Problem {
-    pub(super) const ALL: [Problem; 3] = [Problem::Zdt1, Problem::Dtlz2, Problem::Serving];
+    /// Unit-interval coordinates of the continuous problems.
+    fn n_unit(self) -> usize {
+        match self {
+            Problem::Dtlz2x4 => 7,
+            _ => 6,
+        }
+    }
+
+    pub(super) const ALL: [Problem; 5] = [
+        Problem::Zdt1,
+        Problem::Dtlz2,
+        Problem::Dtlz2x4,
+        Problem::Serving,
+        Problem::Kernel,
+    ];
 
     pub(super) fn name(self) -> &'static str {
         match self {
             Problem::Zdt1 => "zdt1",
             Problem::Dtlz2 => "dtlz2",
+            Problem::Dtlz2x4 => "dtlz2_4",
             Problem::Serving => "serving",
+            Problem::Kernel => "kernel",
         }
     }
 
@@ -65,9 +188,37 @@ impl Problem {
             log: false,
         };
         match self {
-            Problem::Zdt1 | Problem::Dtlz2 => {
-                for i in 0..6 {
+            Problem::Zdt1 | Problem::Dtlz2 | Problem::Dtlz2x4 => {
+                for i in 0..self.n_unit() {
                     s.add(format!("x{i}"), unit()).expect("valid");
+                }
+            }
+            Problem::Kernel => {
+                let pow2 = |v: &[f64]| ParamSpec::Discrete {
+                    values: v.to_vec(),
+                    log: true,
+                };
+                let cat = |c: &[&str]| ParamSpec::Categorical {
+                    choices: c.iter().map(|s| (*s).to_owned()).collect(),
+                };
+                let specs = [
+                    ("tile_m", pow2(&TILES)),
+                    ("tile_n", pow2(&TILES)),
+                    ("tile_k", pow2(&TILE_K)),
+                    (
+                        "stages",
+                        ParamSpec::Int {
+                            lo: 1,
+                            hi: 5,
+                            log: false,
+                        },
+                    ),
+                    ("warps", pow2(&WARPS)),
+                    ("swizzle", cat(&SWIZZLE)),
+                    ("epilogue", cat(&EPILOGUE)),
+                ];
+                for (n, spec) in specs {
+                    s.add(n, spec).expect("valid");
                 }
             }
             Problem::Serving => {
@@ -107,11 +258,25 @@ impl Problem {
         match self {
             Problem::Zdt1 => (&["f1", "f2"], Direction::Minimize),
             Problem::Dtlz2 => (&["f1", "f2", "f3"], Direction::Minimize),
+            Problem::Dtlz2x4 => (&["f1", "f2", "f3", "f4"], Direction::Minimize),
             Problem::Serving => (&["per_gpu", "per_user"], Direction::Maximize),
+            Problem::Kernel => unreachable!("kernel metrics have two directions"),
         }
     }
 
     pub(super) fn metrics(self) -> Vec<SamplerMetric> {
+        if self == Problem::Kernel {
+            return vec![
+                SamplerMetric {
+                    name: "tflops".to_owned(),
+                    direction: Direction::Maximize,
+                },
+                SamplerMetric {
+                    name: "smem_kib".to_owned(),
+                    direction: Direction::Minimize,
+                },
+            ];
+        }
         let (names, direction) = self.metric_names();
         names
             .iter()
@@ -124,10 +289,31 @@ impl Problem {
 
     /// The metrics of a trial, `None` when infeasible.
     pub(super) fn evaluate(self, params: &[(String, ParamValue)]) -> Option<Vec<(String, f64)>> {
+        if self == Problem::Kernel {
+            let cat = |name: &str, choices: &[&str]| {
+                params.iter().find_map(|(n, v)| match v {
+                    ParamValue::Str(s) if n == name => choices.iter().position(|c| c == s),
+                    _ => None,
+                })
+            };
+            let (tflops, smem) = kernel(
+                get(params, "tile_m")?,
+                get(params, "tile_n")?,
+                get(params, "tile_k")?,
+                get(params, "stages")?,
+                get(params, "warps")?,
+                cat("swizzle", &SWIZZLE)?,
+                cat("epilogue", &EPILOGUE)?,
+            )?;
+            return Some(vec![
+                ("tflops".to_owned(), tflops),
+                ("smem_kib".to_owned(), smem),
+            ]);
+        }
         let (names, _) = self.metric_names();
         let values: Vec<f64> = match self {
-            Problem::Zdt1 | Problem::Dtlz2 => {
-                let x: Vec<f64> = (0..6)
+            Problem::Zdt1 | Problem::Dtlz2 | Problem::Dtlz2x4 => {
+                let x: Vec<f64> = (0..self.n_unit())
                     .map(|i| get(params, &format!("x{i}")).unwrap_or(0.0))
                     .collect();
                 if self == Problem::Zdt1 {
@@ -135,16 +321,10 @@ impl Problem {
                     let g = 1.0 + 9.0 * x[1..].iter().sum::<f64>() / 5.0;
                     vec![f1, g * (1.0 - (f1 / g).sqrt())]
                 } else {
-                    let g: f64 = x[2..].iter().map(|v| (v - 0.5) * (v - 0.5)).sum();
-                    let a = x[0] * PI / 2.0;
-                    let b = x[1] * PI / 2.0;
-                    vec![
-                        (1.0 + g) * a.cos() * b.cos(),
-                        (1.0 + g) * a.cos() * b.sin(),
-                        (1.0 + g) * a.sin(),
-                    ]
+                    dtlz2(&x, names.len())
                 }
             }
+            Problem::Kernel => unreachable!("returned above"),
             Problem::Serving => {
                 let router = params.iter().find_map(|(n, v)| match v {
                     ParamValue::Str(s) if n == "router" => ROUTERS.iter().position(|r| r == s),
@@ -166,6 +346,7 @@ impl Problem {
     pub(super) fn hv_point(self, values: &[(String, f64)]) -> Vec<f64> {
         match self {
             Problem::Serving => vec![-values[0].1 / 1000.0, -values[1].1 / 150.0],
+            Problem::Kernel => vec![-values[0].1 / KERNEL_PEAK, values[1].1 / 256.0],
             _ => values.iter().map(|v| v.1).collect(),
         }
     }
@@ -174,7 +355,9 @@ impl Problem {
         match self {
             Problem::Zdt1 => vec![1.1, 3.0],
             Problem::Dtlz2 => vec![1.1, 1.1, 1.1],
+            Problem::Dtlz2x4 => vec![1.1; 4],
             Problem::Serving => vec![-0.1, -10.0 / 150.0],
+            Problem::Kernel => vec![0.0, 1.0],
         }
     }
 
@@ -182,6 +365,13 @@ impl Problem {
         match self {
             Problem::Zdt1 => 3.3 - 1.0 / 3.0,
             Problem::Dtlz2 => 1.1f64.powi(3) - PI / 6.0,
+            // the front is the unit sphere's positive orthant: 1/16 of the 4-ball, π²/32
+            Problem::Dtlz2x4 => 1.1f64.powi(4) - PI * PI / 32.0,
+            Problem::Kernel => {
+                let mut pts = Vec::new();
+                kernel_space(|tflops, smem| pts.push(vec![-tflops / KERNEL_PEAK, smem / 256.0]));
+                hypervolume(&pts, &self.reference())
+            }
             Problem::Serving => {
                 let mut pts = Vec::new();
                 for tp in [1.0, 2.0, 4.0, 8.0] {
@@ -212,4 +402,49 @@ pub(super) fn hypervolume(points: &[Vec<f64>], reference: &[f64]) -> f64 {
     sweeper_score::front::hypervolume(&flat, d, &directions, reference)
         .expect("benchmark points are finite and of the reference's length")
         .max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtlz2_of_three_is_the_issue_4_formula() {
+        let x = [0.3, 0.7, 0.1, 0.5, 0.9, 0.45];
+        let g: f64 = x[2..].iter().map(|v| (v - 0.5) * (v - 0.5)).sum();
+        let (a, b) = (x[0] * PI / 2.0, x[1] * PI / 2.0);
+        let want = [
+            (1.0 + g) * a.cos() * b.cos(),
+            (1.0 + g) * a.cos() * b.sin(),
+            (1.0 + g) * a.sin(),
+        ];
+        assert_eq!(dtlz2(&x, 3), want);
+        // on the front (distance variables at 0.5) the four objectives lie on the sphere
+        let f = dtlz2(&[0.2, 0.6, 0.9, 0.5, 0.5, 0.5, 0.5], 4);
+        assert!(
+            (f.iter().map(|v| v * v).sum::<f64>() - 1.0).abs() < 1e-12,
+            "{f:?}"
+        );
+    }
+
+    #[test]
+    fn the_kernel_space_trades_shared_memory_for_speed() {
+        let mut n = 0;
+        let mut pts = Vec::new();
+        kernel_space(|t, s| {
+            n += 1;
+            assert!(
+                t > 0.0 && t <= KERNEL_PEAK && s > 0.0 && s <= 160.0,
+                "{t} {s}"
+            );
+            pts.push(vec![-t, s]);
+        });
+        let flat: Vec<f64> = pts.iter().flatten().copied().collect();
+        let dirs = [Direction::Minimize; 2];
+        let front = sweeper_score::front::nondominated(&flat, 2, &dirs).expect("finite");
+        // a real trade-off: many feasible points, a front of several, some infeasible
+        assert!(n > 3000 && n < 13_500, "{n} feasible");
+        assert!(front.len() >= 8, "{} on the front", front.len());
+        assert!(Problem::Kernel.true_hypervolume() > 0.0);
+    }
 }
