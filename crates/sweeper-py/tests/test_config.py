@@ -46,7 +46,7 @@ def test_messages_are_those_of_sweeper_validate(name, cli, tmp_path):
     assert code == 1 and out == ""
     with pytest.raises(sweeper.ConfigError) as info:
         sweeper.load_config(path)
-    assert err.strip() == f"error: {info.value}"
+    assert err.strip() == f"sweeper: error: {info.value}"
     # the same text given as text: the message without the file name
     with pytest.raises(sweeper.ConfigError) as info_text:
         sweeper.load_config(text)
@@ -78,7 +78,7 @@ def test_checks_beyond_the_schema_are_those_of_run(cli, tmp_path):
         assert code == 1
         with pytest.raises(sweeper.ConfigError) as info:
             sweeper.load_config(path)
-        assert err.strip() == f"error: {info.value}", name
+        assert err.strip() == f"sweeper: error: {info.value}", name
         assert info.value.rule == "evaluator_not_runnable"
         assert info.value.path == "evaluator"
 
