@@ -29,6 +29,8 @@ struct Options {
     seeds: u64,
     algorithms: Vec<Algorithm>,
     json: bool,
+    /// `--latency N`: time the suggest call at N observations instead (batch 8).
+    latency: Option<usize>,
 }
 
 fn list<T>(v: &str, parse: impl Fn(&str) -> Option<T>) -> anyhow::Result<Vec<T>> {
@@ -46,6 +48,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
         seeds: 5,
         algorithms: vec![Algorithm::Default, Algorithm::Random],
         json: false,
+        latency: None,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -62,6 +65,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
                 o.in_flight = list(value()?, |s| s.parse().ok().filter(|&b| b > 0))?;
             }
             "--seeds" => o.seeds = value()?.parse()?,
+            "--latency" => o.latency = Some(value()?.parse()?),
             "--algorithm" => o.algorithms = list(value()?, Algorithm::from_name)?,
             "--format" => {
                 o.json = match value()? {
@@ -73,7 +77,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
             other => anyhow::bail!(
                 "unknown flag `{other}`; flags: --problem zdt1,dtlz2,dtlz2_4,serving,kernel --trials 30,50,150 \
                  --batch 1,8 --in-flight 4 --seeds 5 --algorithm default,random,quasi_random,grid \
-                 --format table|json"
+                 --format table|json --latency 150"
             ),
         }
     }
@@ -90,6 +94,8 @@ struct Run {
     /// `hv[t]`: normalized hypervolume of the first `t` trials.
     hv: Vec<f64>,
     calls: Vec<(usize, f64)>,
+    /// The study at the end of the run.
+    study: Study,
 }
 
 /// How trials are asked for: batches observed whole, or `K` kept in flight.
@@ -170,7 +176,54 @@ fn run_one(
             .iter()
             .all(|r| !matches!(r.state, TrialState::Pending))
     );
-    Ok(Run { hv, calls })
+    Ok(Run { hv, calls, study })
+}
+
+/// Suggest latency at `at` observations, batch [`LATENCY_BATCH`]: per seed, a run in
+/// batches to `at` trials, then the next call timed on [`LATENCY_REPS`] copies of the saved
+/// study (each does the same work, whatever the copy: the state, its random streams and its
+/// last fit are saved); the fastest copy counts, as the others measure the machine's load.
+fn latency(
+    problem: Problem,
+    algorithm: Algorithm,
+    seeds: u64,
+    at: usize,
+    true_hv: f64,
+) -> anyhow::Result<Vec<f64>> {
+    let mut out = Vec::new();
+    for seed in 0..seeds {
+        let run = run_one(
+            problem,
+            algorithm,
+            Mode::Batch(LATENCY_BATCH),
+            seed,
+            at,
+            true_hv,
+        )?;
+        let saved = run.study.to_json();
+        let mut best = f64::INFINITY;
+        for _ in 0..LATENCY_REPS {
+            let mut copy = Study::from_json(&saved)?;
+            let t0 = Instant::now();
+            let trials = copy.suggest(LATENCY_BATCH)?;
+            best = best.min(t0.elapsed().as_secs_f64() * 1e3);
+            anyhow::ensure!(!trials.is_empty(), "no suggestion at {at} observations");
+        }
+        out.push(best);
+    }
+    Ok(out)
+}
+
+const LATENCY_BATCH: usize = 8;
+const LATENCY_REPS: usize = 3;
+
+/// The `q`-quantile of sorted `v` (nearest rank).
+fn quantile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -189,6 +242,36 @@ fn median(v: &mut [f64]) -> f64 {
 #[allow(clippy::print_stdout)]
 pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     let o = parse(args)?;
+    if let Some(at) = o.latency {
+        let mut all = Vec::new();
+        for &problem in &o.problems {
+            let true_hv = problem.true_hypervolume();
+            for &algorithm in &o.algorithms {
+                let mut ms = latency(problem, algorithm, o.seeds, at, true_hv)?;
+                ms.sort_by(f64::total_cmp);
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "latency": problem.name(), "algorithm": algorithm.name(),
+                        "observations": at, "batch": LATENCY_BATCH, "seeds": o.seeds,
+                        "p50_ms": quantile(&ms, 0.5), "p99_ms": quantile(&ms, 0.99),
+                        "max_ms": ms.last(),
+                    })
+                );
+                all.extend(ms);
+            }
+        }
+        all.sort_by(f64::total_cmp);
+        println!(
+            "{}",
+            serde_json::json!({
+                "latency": "all", "observations": at, "batch": LATENCY_BATCH,
+                "calls": all.len(), "p50_ms": quantile(&all, 0.5),
+                "p99_ms": quantile(&all, 0.99), "max_ms": all.last(),
+            })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let budget = *o.trials.iter().max().unwrap_or(&0);
     if !o.json {
         println!(
