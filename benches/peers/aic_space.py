@@ -52,6 +52,8 @@ in-flight batching):
 6. ``tok_s_user = 1000 / TPOT(b)`` (aiconfigurator's definition). Queueing shows in TTFT and
    end-to-end latency, which this table does not carry, so an oversubscribed load ties with
    the saturated one of the same batch.
+7. Both metrics are rounded to 8 significant digits: without it, points that tie (the same
+   batch at other replica counts) differ in the last bit and one dominates the other.
 
 Every aiconfigurator answer (estimate and KV capacity, or the error) is cached in a JSON
 file (``--cache``, default ``<out>.cache.json``) keyed by everything the call depends on,
@@ -365,7 +367,13 @@ def row_metrics(aic, opts, version, backend, moe_mode, tp, replicas, cap, load, 
         return None, "non-positive estimate"
     tok_s = est["tok_s"] * in_flight / batch
     used_gpus = est["gpus"] * replicas
-    return {"tok_s_gpu": tok_s / used_gpus, "tok_s_user": 1000.0 / est["tpot_ms"]}, None
+    return {"tok_s_gpu": sig(tok_s / used_gpus), "tok_s_user": sig(1000.0 / est["tpot_ms"])}, None
+
+
+def sig(x: float) -> float:
+    """``x`` to 8 significant digits, so that values equal but for rounding (a replica count
+    multiplied in and divided out) tie exactly instead of one dominating the other by an ulp."""
+    return float(f"{x:.8g}")
 
 
 def pareto_front(points: list[tuple[float, float]]) -> tuple[int, int]:
