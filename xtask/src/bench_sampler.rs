@@ -18,6 +18,8 @@ use std::time::Instant;
 use sweeper_sampler::{Algorithm, Study, TrialState};
 
 mod problems;
+#[allow(dead_code)]
+mod table;
 
 use problems::Problem;
 
