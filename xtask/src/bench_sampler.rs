@@ -18,13 +18,70 @@ use std::time::Instant;
 use sweeper_sampler::{Algorithm, Study, TrialState};
 
 mod problems;
-#[allow(dead_code)]
 mod table;
 
 use problems::Problem;
+use table::Table;
+
+/// A benchmark case: a built-in problem, or an enumerated table (`--table FILE`).
+#[derive(Clone, Copy)]
+enum Case<'a> {
+    Builtin(Problem),
+    Table(&'a Table),
+}
+
+impl Case<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Case::Builtin(p) => p.name(),
+            Case::Table(t) => &t.name,
+        }
+    }
+    fn space(&self) -> sweeper_sampler::SearchSpace {
+        match self {
+            Case::Builtin(p) => p.space(),
+            Case::Table(t) => t.space(),
+        }
+    }
+    fn metrics(&self) -> Vec<sweeper_goal::SamplerMetric> {
+        match self {
+            Case::Builtin(p) => p.metrics(),
+            Case::Table(t) => t.metrics(),
+        }
+    }
+    fn evaluate(
+        &self,
+        params: &[(String, sweeper_sampler::ParamValue)],
+    ) -> Option<Vec<(String, f64)>> {
+        match self {
+            Case::Builtin(p) => p.evaluate(params),
+            Case::Table(t) => t.evaluate(params),
+        }
+    }
+    fn hv_point(&self, values: &[(String, f64)]) -> Vec<f64> {
+        match self {
+            Case::Builtin(p) => p.hv_point(values),
+            Case::Table(t) => t.hv_point(values),
+        }
+    }
+    fn reference(&self) -> Vec<f64> {
+        match self {
+            Case::Builtin(p) => p.reference(),
+            Case::Table(t) => t.reference(),
+        }
+    }
+    fn true_hypervolume(&self) -> f64 {
+        match self {
+            Case::Builtin(p) => p.true_hypervolume(),
+            Case::Table(t) => t.true_hypervolume(),
+        }
+    }
+}
 
 struct Options {
     problems: Vec<Problem>,
+    /// `--table a.json,b.json`: enumerated spaces (`benches/peers/aic_space.py`).
+    tables: Vec<Table>,
     trials: Vec<usize>,
     batches: Vec<usize>,
     in_flight: Vec<usize>,
@@ -44,6 +101,7 @@ fn list<T>(v: &str, parse: impl Fn(&str) -> Option<T>) -> anyhow::Result<Vec<T>>
 fn parse(args: &[String]) -> anyhow::Result<Options> {
     let mut o = Options {
         problems: Problem::ALL.to_vec(),
+        tables: Vec::new(),
         trials: vec![30, 50, 150],
         batches: vec![1, 8],
         in_flight: Vec::new(),
@@ -52,6 +110,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
         json: false,
         latency: None,
     };
+    let mut problem_given = false;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || {
@@ -60,7 +119,18 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
                 .ok_or_else(|| anyhow::anyhow!("{flag} needs a value"))
         };
         match flag.as_str() {
-            "--problem" => o.problems = list(value()?, Problem::from_name)?,
+            "--problem" => {
+                o.problems = list(value()?, Problem::from_name)?;
+                problem_given = true;
+            }
+            "--table" => {
+                for path in value()?.split(',') {
+                    o.tables.push(Table::load(std::path::Path::new(path))?);
+                }
+                if !problem_given {
+                    o.problems.clear();
+                }
+            }
             "--trials" => o.trials = list(value()?, |s| s.parse().ok())?,
             "--batch" => o.batches = list(value()?, |s| s.parse().ok().filter(|&b| b > 0))?,
             "--in-flight" => {
@@ -77,7 +147,7 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
                 }
             }
             other => anyhow::bail!(
-                "unknown flag `{other}`; flags: --problem zdt1,dtlz2,dtlz2_4,serving,kernel --trials 30,50,150 \
+                "unknown flag `{other}`; flags: --problem zdt1,dtlz2,dtlz2_4,serving,kernel --table FILE.json --trials 30,50,150 \
                  --batch 1,8 --in-flight 4 --seeds 5 --algorithm default,random,quasi_random,grid \
                  --format table|json --latency 150"
             ),
@@ -117,7 +187,7 @@ impl Mode {
 }
 
 fn run_one(
-    problem: Problem,
+    problem: Case<'_>,
     algorithm: Algorithm,
     mode: Mode,
     seed: u64,
@@ -186,7 +256,7 @@ fn run_one(
 /// study (each does the same work, whatever the copy: the state, its random streams and its
 /// last fit are saved); the fastest copy counts, as the others measure the machine's load.
 fn latency(
-    problem: Problem,
+    problem: Case<'_>,
     algorithm: Algorithm,
     seeds: u64,
     at: usize,
@@ -228,6 +298,25 @@ fn quantile(v: &[f64], q: f64) -> f64 {
     v[rank - 1]
 }
 
+#[allow(clippy::print_stderr)]
+fn report_table(t: &Table) {
+    eprintln!(
+        "bench-sampler: table {} ({}), true hypervolume {:.6}",
+        t.name,
+        t.source,
+        t.true_hypervolume()
+    );
+}
+
+/// The built-in problems asked for, then the tables.
+fn cases(o: &Options) -> Vec<Case<'_>> {
+    o.problems
+        .iter()
+        .map(|&p| Case::Builtin(p))
+        .chain(o.tables.iter().map(Case::Table))
+        .collect()
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -244,9 +333,12 @@ fn median(v: &mut [f64]) -> f64 {
 #[allow(clippy::print_stdout)]
 pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     let o = parse(args)?;
+    for t in &o.tables {
+        report_table(t);
+    }
     if let Some(at) = o.latency {
         let mut all = Vec::new();
-        for &problem in &o.problems {
+        for problem in cases(&o) {
             let true_hv = problem.true_hypervolume();
             for &algorithm in &o.algorithms {
                 let mut ms = latency(problem, algorithm, o.seeds, at, true_hv)?;
@@ -281,7 +373,7 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
             "problem", "algorithm", "trials", "batch", "hv median [min, max]", "suggest ms med/max"
         );
     }
-    for &problem in &o.problems {
+    for problem in cases(&o) {
         let true_hv = problem.true_hypervolume();
         for &algorithm in &o.algorithms {
             let modes = o
