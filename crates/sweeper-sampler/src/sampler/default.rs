@@ -26,6 +26,20 @@
 //! batch 8, ZDT1 and the serving problem unchanged within noise; a greedy member at every
 //! suggestion reached 0.91 on DTLZ2 but cost ZDT1 and serving 0.1–0.2 (3 seeds).
 //!
+//! Three or more metrics: every member is greedy, and each draws its own
+//! [`MEMBER_WEIGHTS`] weight vectors (with their references) instead of sharing 128, the
+//! believed means of the pending trials and of the members already chosen counting in
+//! their best values. With many metrics the 128-weight average of the improvement is close
+//! to the hypervolume improvement itself, which a corner point maximizes long before the
+//! models know where the front is; a few weights per member make each one a different
+//! scalarized target and spread the batch over the front (the random-scalarization idea of
+//! ParEGO, Knowles 2006, and of Paria et al. 2019). Measured on DTLZ2 (5 seeds, batch 1,
+//! 30 / 50 / 150 trials): 0.19 / 0.24 / 0.56 → 0.37 / 0.56 / 0.87; with four objectives
+//! 0.13 / 0.13 / 0.35 → 0.34 / 0.47 / 0.73. One weight a member (0.31 / 0.50), two
+//! (0.38 / 0.53) and eight (0.25 / 0.58) were measured too, and a UCB coefficient of 0.3
+//! instead of 0 (0.38 / 0.59, but four objectives 0.28 / 0.37). Two metrics are
+//! unchanged: their front is a curve that the shared weights cover.
+//!
 //! Unlike Vizier, each metric gets its own hyperparameters, and infeasible trials train a
 //! separate feasibility model instead of entering the metric models as fake bad values.
 //! Every step is capped by counts (fit iterations, candidates, refinement steps), never by
@@ -46,6 +60,10 @@ const BETA: f64 = 1.8;
 const GREEDY_BETA: f64 = 0.0;
 /// Hypervolume-scalarization weight vectors per suggestion.
 const WEIGHTS: usize = 128;
+/// From this many metrics on, every member is greedy and draws its own few weights.
+const MANY_METRICS: usize = 3;
+/// Weight vectors of each member when there are [`MANY_METRICS`] or more.
+const MEMBER_WEIGHTS: usize = 4;
 /// Largest fully discrete space scored exhaustively.
 const ENUMERATE: u128 = 4096;
 /// Largest discrete product combined with a few float values each.
@@ -111,6 +129,12 @@ struct Models {
     best_s: Vec<f64>,
     /// UCB coefficient of the member being chosen (several metrics).
     beta: f64,
+    /// Per metric, the best observed value and the loosest reference ([`reference_point`]):
+    /// the range each weight's reference is drawn in.
+    ideal: Vec<f64>,
+    loosest: Vec<f64>,
+    /// Posterior means believed into the front (pending trials and chosen members).
+    believed: Vec<Vec<f64>>,
 }
 
 impl DefaultSampler {
@@ -238,6 +262,44 @@ fn scalarize(y: &[f64], r: &[f64], w: &[f64]) -> f64 {
 }
 
 impl Models {
+    /// Replaces the weight vectors by `count` new ones, each with its reference drawn
+    /// between the loosest reference and the best observed values, and their best
+    /// scalarized values over the observations and the believed means.
+    fn draw_weights(&mut self, rng: &mut Rng, count: usize) {
+        let k = self.ideal.len();
+        self.weights.clear();
+        self.references.clear();
+        self.best_s.clear();
+        let mut y = vec![0.0; k];
+        for _ in 0..count {
+            let mut w: Vec<f64> = (0..k).map(|_| rng.normal().abs() + 1e-9).collect();
+            let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
+            for v in &mut w {
+                *v /= norm;
+            }
+            let t = rng.uniform();
+            let r: Vec<f64> = self
+                .ideal
+                .iter()
+                .zip(&self.loosest)
+                .map(|(h, f)| h - t * (h - f))
+                .collect();
+            let mut best = 0.0f64;
+            for j in 0..self.z.first().map_or(0, Vec::len) {
+                for (m, z) in self.z.iter().enumerate() {
+                    y[m] = z[j];
+                }
+                best = best.max(scalarize(&y, &r, &w));
+            }
+            for b in &self.believed {
+                best = best.max(scalarize(b, &r, &w));
+            }
+            self.weights.push(w);
+            self.best_s.push(best);
+            self.references.push(r);
+        }
+    }
+
     /// Believes the posterior means of `count` points (features `px`) into the front: each
     /// weight's best scalarized value rises to theirs where it is higher, so the next
     /// member looks for improvement elsewhere (several metrics only; the "kriging
@@ -261,6 +323,7 @@ impl Models {
             {
                 *b = b.max(scalarize(&mu, r, w));
             }
+            self.believed.push(mu.clone());
         }
     }
 
@@ -419,52 +482,29 @@ impl DefaultSampler {
             Some((g, mean, sd))
         };
         let k = history.metrics.len();
-        let reference = reference_point(&zs);
+        let loosest = reference_point(&zs);
         let ideal: Vec<f64> = zs
             .iter()
             .map(|z| z.iter().copied().fold(f64::NEG_INFINITY, f64::max))
             .collect();
-        let mut references = Vec::new();
-        let mut weights = Vec::new();
-        let mut best_s = Vec::new();
-        if k >= 2 {
-            for _ in 0..WEIGHTS {
-                let mut w: Vec<f64> = (0..k).map(|_| self.rng.normal().abs() + 1e-9).collect();
-                let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
-                for v in &mut w {
-                    *v /= norm;
-                }
-                let t = self.rng.uniform();
-                let r: Vec<f64> = ideal
-                    .iter()
-                    .zip(&reference)
-                    .map(|(h, f)| h - t * (h - f))
-                    .collect();
-                let mut best = 0.0f64;
-                let mut y = vec![0.0; k];
-                for j in 0..n {
-                    for (m, z) in zs.iter().enumerate() {
-                        y[m] = z[j];
-                    }
-                    best = best.max(scalarize(&y, &r, &w));
-                }
-                weights.push(w);
-                best_s.push(best);
-                references.push(r);
-            }
-        }
-        Models {
+        let mut models = Models {
             gps,
             z: zs,
             lcb: lcbs,
             feas,
-            references,
-            weights,
-            best_s,
+            references: Vec::new(),
+            weights: Vec::new(),
+            best_s: Vec::new(),
             beta: BETA,
+            ideal,
+            loosest,
+            believed: Vec::new(),
+        };
+        if k >= 2 {
+            models.draw_weights(&mut self.rng, WEIGHTS);
         }
+        models
     }
-
     /// Candidate points: enumerated discrete combinations, random points, and mutations of
     /// the best observations (the Pareto-optimal ones for several metrics).
     fn candidates(
@@ -684,8 +724,13 @@ impl Sampler for DefaultSampler {
         let kmetrics = models.gps.len();
         let mut first = true;
         while out.len() < count {
-            let greedy = out.is_empty() && (count > 1 || history.records.len().is_multiple_of(2));
+            let many = kmetrics >= MANY_METRICS;
+            let greedy =
+                many || out.is_empty() && (count > 1 || history.records.len().is_multiple_of(2));
             models.beta = if greedy { GREEDY_BETA } else { BETA };
+            if many {
+                models.draw_weights(&mut self.rng, MEMBER_WEIGHTS);
+            }
             let means: Vec<&[f64]> = preds.iter().map(|p| &p.mean[..]).collect();
             let vars: Vec<&[f64]> = preds.iter().map(|p| &p.var[..]).collect();
             let mut ucb_acq = vec![0.0; m];
