@@ -407,7 +407,13 @@ impl Models {
 /// keeps the median suggestion cheap: at 150 observations and batch 8 a refit is most of a
 /// call's time, and growth by a tenth put one on every other call).
 fn refit_due(at: usize, n: usize) -> bool {
-    n <= 40 || n < at || if n > 100 { n * 4 >= at * 5 } else { n * 10 >= at * 11 }
+    n <= 40
+        || n < at
+        || if n > 100 {
+            n * 4 >= at * 5
+        } else {
+            n * 10 >= at * 11
+        }
 }
 
 impl DefaultSampler {

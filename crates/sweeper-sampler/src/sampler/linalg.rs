@@ -212,7 +212,10 @@ mod tests {
             let mut col: Vec<f64> = (0..n).map(|i| b[i * m + c]).collect();
             forward(&l, &mut col);
             for i in 0..n {
-                assert!((col[i] - many[i * m + c]).abs() < 1e-12, "row {i} column {c}");
+                assert!(
+                    (col[i] - many[i * m + c]).abs() < 1e-12,
+                    "row {i} column {c}"
+                );
             }
         }
         assert_eq!(dot(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0; 5]), 15.0);
