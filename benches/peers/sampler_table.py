@@ -92,7 +92,7 @@ def table(cells):
         peers = [(cells[(p, t, b, k)]["hv_median"], k) for k, _ in columns if k != "default" and (p, t, b, k) in cells]
         ours = cells.get((p, t, b, "default"))
         if peers:
-            best, best_k = max(peers)
+            best, best_k = max(peers, key=lambda p: p[0])
             row.append(f"{best:.3f} {SHORT.get(best_k, best_k)}")
         else:
             best, best_k = float("nan"), None
