@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
-"""Merges `bench-sampler --format json` lines (ours and Optuna's) into a Markdown table.
+"""Merges `bench-sampler --format json` lines (ours and the peers') into a Markdown table.
 
-    python3 benches/peers/sampler_table.py ours.jsonl optuna.jsonl
+    python3 benches/peers/sampler_table.py ours.jsonl bench-out/*.jsonl
+
+One row per (problem, trials, batch): the five built-in problems in the order of
+problems.rs, then the table problems by name; batches, then budgets, ascending. Cells are
+the median normalized hypervolume [min, max] over seeds. "best peer" is the best median
+of every column but sweeper's own `default` (sweeper's random and quasi-random included),
+with its name; "verdict" compares `default`'s median with it (`**ours ≥**` or `loses`).
+A header line says how many seeds each column ran when they differ (the slow peers'
+`--slow-seeds`). A later line for the same cell replaces an earlier one.
 """
 
 import json
@@ -11,37 +19,99 @@ COLUMNS = [
     ("default", "sweeper default"),
     ("optuna_tpe_multivariate", "Optuna TPE multivariate"),
     ("optuna_tpe", "Optuna TPE independent"),
+    ("optuna_nsga2", "Optuna NSGA-II"),
+    ("optuna_gp", "Optuna GP"),
+    ("optuna_qmc", "Optuna QMC (Sobol)"),
+    ("botorch_qlognehvi", "BoTorch qLogNEHVI"),
     ("optuna_random", "Optuna random"),
     ("random", "sweeper random"),
     ("quasi_random", "sweeper quasi-random"),
+    ("grid", "sweeper grid"),
 ]
+SHORT = {
+    "optuna_tpe_multivariate": "TPE-mv",
+    "optuna_tpe": "TPE",
+    "optuna_nsga2": "NSGA-II",
+    "optuna_gp": "GP",
+    "optuna_qmc": "QMC",
+    "botorch_qlognehvi": "BoTorch",
+    "optuna_random": "random",
+    "random": "sw-random",
+    "quasi_random": "sw-quasi",
+    "grid": "sw-grid",
+}
+PROBLEMS = ["zdt1", "dtlz2", "dtlz2_4", "serving", "kernel"]
+
+
+def load(paths):
+    cells = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if line.strip().startswith("{"):
+                    d = json.loads(line)
+                    batch = f"a{d['in_flight']}" if d.get("in_flight") else str(d["batch"])
+                    cells[(d["problem"], d["trials"], batch, d["algorithm"])] = d
+    return cells
+
+
+def problem_order(p):
+    return (0, PROBLEMS.index(p), "") if p in PROBLEMS else (1, 0, p)
+
+
+def batch_order(b):
+    return (1, int(b[1:])) if b.startswith("a") else (0, int(b))
+
+
+def table(cells):
+    """The Markdown lines."""
+    known = [k for k, _ in COLUMNS]
+    extra = sorted({c[3] for c in cells} - set(known))
+    columns = [(k, t) for k, t in COLUMNS if any(c[3] == k for c in cells)] + [(k, k) for k in extra]
+    out = []
+    seeds = {}
+    for (_, _, _, a), d in cells.items():
+        seeds.setdefault(a, set()).add(d["seeds"])
+    if len({s for v in seeds.values() for s in v}) > 1:
+        parts = ", ".join(f"{k}: {'/'.join(map(str, sorted(seeds[k])))}" for k, _ in columns)
+        out.append(f"Seeds per column (median and range over that many): {parts}.")
+        out.append("")
+    keys = sorted({c[:3] for c in cells}, key=lambda c: (problem_order(c[0]), batch_order(c[2]), c[1]))
+    head = (
+        ["problem", "trials", "batch"]
+        + [t for _, t in columns]
+        + ["best peer", "verdict", "ours: suggest ms median / max", "best peer: suggest ms median / max"]
+    )
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "---|" * len(head))
+    for p, t, b in keys:
+        row = [p, str(t), b]
+        for k, _ in columns:
+            d = cells.get((p, t, b, k))
+            row.append("—" if d is None else f"{d['hv_median']:.3f} [{d['hv_min']:.2f}, {d['hv_max']:.2f}]")
+        peers = [(cells[(p, t, b, k)]["hv_median"], k) for k, _ in columns if k != "default" and (p, t, b, k) in cells]
+        ours = cells.get((p, t, b, "default"))
+        if peers:
+            best, best_k = max(peers, key=lambda p: p[0])
+            row.append(f"{best:.3f} {SHORT.get(best_k, best_k)}")
+        else:
+            best, best_k = float("nan"), None
+            row.append("—")
+        if ours is None or not peers:
+            row.append("—")
+        else:
+            row.append("**ours ≥**" if ours["hv_median"] >= best else "loses")
+        row.append("—" if ours is None else f"{ours['suggest_ms_median']:.1f} / {ours['suggest_ms_max']:.1f}")
+        bd = cells.get((p, t, b, best_k)) if best_k else None
+        row.append("—" if bd is None else f"{bd['suggest_ms_median']:.1f} / {bd['suggest_ms_max']:.1f}")
+        out.append("| " + " | ".join(row) + " |")
+    return out
 
 
 def main():
-    cells = {}
-    for path in sys.argv[1:]:
-        with open(path) as f:
-            for line in f:
-                if line.strip():
-                    d = json.loads(line)
-                    cells[(d["problem"], d["trials"], d["batch"], d["algorithm"])] = d
-    present = [(k, t) for k, t in COLUMNS if any(c[3] == k for c in cells)]
-    keys = sorted({c[:3] for c in cells}, key=lambda c: (["zdt1", "dtlz2", "serving"].index(c[0]), c[2], c[1]))
-    head = ["problem", "trials", "batch"] + [t for _, t in present] + ["best peer", "verdict", "ours: suggest ms median / max"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for p, t, b in keys:
-        row = [p, str(t), str(b)]
-        for k, _ in present:
-            d = cells.get((p, t, b, k))
-            row.append("—" if d is None else f"{d['hv_median']:.3f} [{d['hv_min']:.2f}, {d['hv_max']:.2f}]")
-        peers = [cells[(p, t, b, k)]["hv_median"] for k, _ in present if k != "default" and (p, t, b, k) in cells]
-        ours = cells.get((p, t, b, "default"))
-        best = max(peers) if peers else float("nan")
-        row.append(f"{best:.3f}")
-        row.append("—" if ours is None else ("**ours ≥**" if ours["hv_median"] >= best else "loses"))
-        row.append("—" if ours is None else f"{ours['suggest_ms_median']:.1f} / {ours['suggest_ms_max']:.1f}")
-        print("| " + " | ".join(row) + " |")
+    if len(sys.argv) < 2:
+        raise SystemExit(__doc__)
+    print("\n".join(table(load(sys.argv[1:]))))
 
 
 if __name__ == "__main__":

@@ -447,4 +447,60 @@ mod tests {
         assert!(front.len() >= 8, "{} on the front", front.len());
         assert!(Problem::Kernel.true_hypervolume() > 0.0);
     }
+
+    /// The values `benches/peers/sampler_peers.py` computes for the same inputs (printed
+    /// from its functions with `repr`): the Python peers run the same problems.
+    #[test]
+    fn the_models_match_the_python_peers() {
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1.0);
+        let kernels = [
+            (
+                (128.0, 64.0, 32.0, 3.0, 4.0, 1, 0),
+                Some((266.239_999_999_999_95, 36.0)),
+            ),
+            (
+                (256.0, 128.0, 16.0, 2.0, 8.0, 2, 1),
+                Some((168.708_388_571_428_57, 88.0)),
+            ),
+            (
+                (64.0, 64.0, 64.0, 4.0, 2.0, 0, 2),
+                Some((133.064_038_734_054_3, 64.0)),
+            ),
+            (
+                (16.0, 256.0, 32.0, 5.0, 1.0, 2, 2),
+                Some((40.693_270_831_073_34, 85.0)),
+            ),
+            ((256.0, 256.0, 64.0, 5.0, 8.0, 1, 1), None),
+            (
+                (32.0, 32.0, 16.0, 1.0, 8.0, 0, 0),
+                Some((7.426_842_804_811_343, 2.0)),
+            ),
+        ];
+        for ((tm, tn, tk, st, w, sw, ep), want) in kernels {
+            let got = kernel(tm, tn, tk, st, w, sw, ep);
+            match (got, want) {
+                (Some(g), Some(w)) => assert!(close(g.0, w.0) && close(g.1, w.1), "{g:?} {w:?}"),
+                (None, None) => {}
+                _ => panic!("{got:?} vs {want:?}"),
+            }
+        }
+        let f = dtlz2(&[0.2, 0.6, 0.9, 0.3, 0.5, 0.7, 0.1], 4);
+        let want = [
+            0.108_437_410_334_668_93,
+            0.684_646_863_747_954_9,
+            0.954_081_896_524_328_5,
+            0.383_181_073_024_934_76,
+        ];
+        assert!(f.iter().zip(want).all(|(a, b)| close(*a, b)), "{f:?}");
+        let (g, u) = serving(4.0, 3.0, 1, 0.37).expect("feasible");
+        assert!(close(g, 590.303_650_680_139_4) && close(u, 74.380_594_592_333_54));
+        for (p, want) in [
+            (Problem::Serving, 0.456_418_613_838_239_95),
+            (Problem::Kernel, 0.765_646_079_491_566_9),
+            (Problem::Dtlz2x4, 1.155_674_862_465_958),
+        ] {
+            let got = p.true_hypervolume();
+            assert!(close(got, want), "{}: {got} vs {want}", p.name());
+        }
+    }
 }
