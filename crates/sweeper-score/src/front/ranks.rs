@@ -20,9 +20,10 @@
 //! Every path is exact: ties, copies (which share a front), `±inf` and `-0.0 == 0.0` as
 //! everywhere in `front`, checked against the O(n²) peeling oracle.
 
-use std::collections::BTreeMap;
-
-use super::{Canon, sweep::ord_key};
+use super::{
+    Canon,
+    sweep::{Staircase, ord_key},
+};
 
 mod tree;
 
@@ -82,57 +83,9 @@ fn ranks2(c: &Canon) -> Vec<usize> {
 const STAIR_VEC_MAX: usize = 2048;
 
 /// The (y, z) staircase of one front's rows met so far: the maximal (y, z) pairs, y
-/// ascending and z strictly descending (ordered keys, not complemented).
-enum Stair {
-    Vec(Vec<(u64, u64)>),
-    Tree(BTreeMap<u64, u64>),
-}
-
-impl Stair {
-    /// Whether some stored (y', z') has y' >= y and z' >= z.
-    #[inline]
-    fn covers(&self, y: u64, z: u64) -> bool {
-        match self {
-            Stair::Vec(v) => {
-                let k = v.partition_point(|e| e.0 < y);
-                v.get(k).is_some_and(|e| e.1 >= z)
-            }
-            Stair::Tree(map) => map.range(y..).next().is_some_and(|(_, &zz)| zz >= z),
-        }
-    }
-
-    /// Adds (y, z), known not to be covered, dropping every pair it covers.
-    fn insert_uncovered(&mut self, y: u64, z: u64) {
-        match self {
-            Stair::Vec(v) => {
-                // The pairs y' <= y with z' <= z are a run that ends where y' > y begins.
-                let end = v.partition_point(|e| e.0 <= y);
-                let mut start = end;
-                while start > 0 && v[start - 1].1 <= z {
-                    start -= 1;
-                }
-                if start == end {
-                    v.insert(end, (y, z));
-                } else {
-                    v[start] = (y, z);
-                    v.drain(start + 1..end);
-                }
-                if v.len() > STAIR_VEC_MAX {
-                    *self = Stair::Tree(v.iter().copied().collect());
-                }
-            }
-            Stair::Tree(map) => {
-                while let Some((&yy, &zz)) = map.range(..=y).next_back() {
-                    if zz > z {
-                        break;
-                    }
-                    map.remove(&yy);
-                }
-                map.insert(y, z);
-            }
-        }
-    }
-}
+/// ascending and z strictly descending (ordered keys, not complemented); the staircase of
+/// the non-dominated sweep, with this sweep's vector-to-tree threshold.
+type Stair = Staircase<STAIR_VEC_MAX>;
 
 /// d = 3 in O(n log n log F) for F fronts, the d = 2 sweep one dimension up. Rows go in
 /// lexicographically descending order, so every dominator of a row comes before it and

@@ -139,16 +139,19 @@ const STAIR_VEC_MAX: usize = 4096;
 
 /// The (y, z) staircase of Kung's sweep: y ascending, z strictly descending. Small
 /// staircases live in a sorted vector (a binary search and a short move beat a B-tree's
-/// pointer chasing); large ones in a `BTreeMap`, so that the sweep stays O(n log n).
-enum Staircase {
+/// pointer chasing); large ones, above `VEC_MAX` steps, in a `BTreeMap`, so that the sweep
+/// stays O(n log n). The ranks sweep (`ranks.rs`) keeps one per front, with its own
+/// measured `VEC_MAX`.
+pub(super) enum Staircase<const VEC_MAX: usize> {
     Vec(Vec<(u64, u64)>),
     Tree(BTreeMap<u64, u64>),
 }
 
-impl Staircase {
+impl<const VEC_MAX: usize> Staircase<VEC_MAX> {
     /// Whether some stored (y', z') has y' >= y and z' >= z (keys are ordered, not
     /// complemented).
-    fn covers(&self, y: u64, z: u64) -> bool {
+    #[inline]
+    pub(super) fn covers(&self, y: u64, z: u64) -> bool {
         match self {
             Staircase::Vec(v) => {
                 let k = v.partition_point(|e| e.0 < y);
@@ -159,7 +162,7 @@ impl Staircase {
     }
 
     /// Adds (y, z), known not to be covered, dropping every entry it covers.
-    fn insert_uncovered(&mut self, y: u64, z: u64) {
+    pub(super) fn insert_uncovered(&mut self, y: u64, z: u64) {
         match self {
             Staircase::Vec(v) => {
                 // Entries y' <= y with z' <= z form a run ending where y' > y begins.
@@ -174,7 +177,7 @@ impl Staircase {
                     v[start] = (y, z);
                     v.drain(start + 1..end);
                 }
-                if v.len() > STAIR_VEC_MAX {
+                if v.len() > VEC_MAX {
                     *self = Staircase::Tree(v.iter().copied().collect());
                 }
             }
@@ -249,16 +252,16 @@ fn split_sweep3(keyed: &[([u64; 3], u32)], parts: usize) -> Vec<bool> {
     }
     bounds.push(n);
     let ranges: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    let swept: Vec<(Vec<bool>, Staircase)> = ranges
+    let swept: Vec<(Vec<bool>, Staircase<STAIR_VEC_MAX>)> = ranges
         .par_iter()
         .map(|&(a, b)| sweep3(&keyed[a..b]))
         .collect();
     // Part i is checked against the staircase of parts 0..i, built up in order.
-    let mut running = Staircase::Vec(Vec::new());
+    let mut running = Staircase::<STAIR_VEC_MAX>::Vec(Vec::new());
     let mut work = Vec::with_capacity(swept.len());
     for (flags, stair) in swept {
         // A sorted-vector copy: the parts query it in parallel by binary search.
-        let before = Staircase::Vec(running.entries());
+        let before = Staircase::<STAIR_VEC_MAX>::Vec(running.entries());
         for (y, z) in stair.entries() {
             running.insert(y, z);
         }
@@ -282,9 +285,9 @@ fn split_sweep3(keyed: &[([u64; 3], u32)], parts: usize) -> Vec<bool> {
 
 /// Kung's sweep over sorted rows: a flag per row in slice order, and the final staircase
 /// (which covers the (y, z) of every row of the slice).
-fn sweep3(keyed: &[([u64; 3], u32)]) -> (Vec<bool>, Staircase) {
+fn sweep3(keyed: &[([u64; 3], u32)]) -> (Vec<bool>, Staircase<STAIR_VEC_MAX>) {
     let mut keep = vec![false; keyed.len()];
-    let mut stair = Staircase::Vec(Vec::new());
+    let mut stair = Staircase::<STAIR_VEC_MAX>::Vec(Vec::new());
     let mut g = 0;
     while g < keyed.len() {
         let x = keyed[g].0[0];
