@@ -186,6 +186,24 @@ impl Mode {
     }
 }
 
+/// Evaluates `trial` and tells the study its metrics, or that it is infeasible; returns
+/// the metrics.
+fn tell(
+    problem: Case<'_>,
+    study: &mut Study,
+    trial: &sweeper_sampler::Trial,
+) -> anyhow::Result<Option<Vec<(String, f64)>>> {
+    let values = problem.evaluate(&trial.params);
+    match &values {
+        Some(v) => {
+            let m: BTreeMap<String, f64> = v.iter().cloned().collect();
+            study.observe(trial.id, &m)?;
+        }
+        None => study.observe_infeasible(trial.id, "infeasible")?,
+    }
+    Ok(values)
+}
+
 fn run_one(
     problem: Case<'_>,
     algorithm: Algorithm,
@@ -230,13 +248,8 @@ fn run_one(
             vec![running.remove((state % running.len() as u64) as usize)]
         };
         for t in finished {
-            match problem.evaluate(&t.params) {
-                Some(values) => {
-                    points.push(problem.hv_point(&values));
-                    let m: BTreeMap<String, f64> = values.into_iter().collect();
-                    study.observe(t.id, &m)?;
-                }
-                None => study.observe_infeasible(t.id, "over the gpu budget")?,
+            if let Some(values) = tell(problem, &mut study, &t)? {
+                points.push(problem.hv_point(&values));
             }
             done += 1;
             hv.push(problems::hypervolume(&points, &problem.reference()) / true_hv);
@@ -287,13 +300,7 @@ fn latency(
             }
             out.push(best);
             for t in study.suggest(LATENCY_BATCH)? {
-                match problem.evaluate(&t.params) {
-                    Some(values) => {
-                        let m: BTreeMap<String, f64> = values.into_iter().collect();
-                        study.observe(t.id, &m)?;
-                    }
-                    None => study.observe_infeasible(t.id, "infeasible")?,
-                }
+                tell(problem, &mut study, &t)?;
             }
         }
     }
