@@ -146,6 +146,23 @@ fn indices(py: Python<'_>, v: Vec<usize>) -> Bound<'_, PyArray1<i64>> {
     PyArray1::from_vec(py, v.into_iter().map(|i| i as i64).collect())
 }
 
+/// Reads `X` and its directions, runs `kernel` on them with the GIL released, and returns
+/// its row numbers (indices or ranks) as an int64 array.
+fn row_indices<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    directions: &Bound<'py, PyAny>,
+    kernel: impl FnOnce(&[f64], usize, &[Direction]) -> Result<Vec<usize>, ScoreError> + Send,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let m = read(py, x, "X")?;
+    let dirs = self::directions(directions, m.cols())?;
+    let (values, d) = (m.values(), m.cols());
+    let rows = py
+        .detach(|| kernel(values, d, &dirs))
+        .map_err(|e| value_error("X", &e))?;
+    Ok(indices(py, rows))
+}
+
 /// The indices of the non-dominated rows of `X`, sorted by the last column ascending (ties
 /// by row index): SPEC 3's front order, the frontier left to right. Every copy of a
 /// duplicate front row is kept; a NaN is an error naming its row and column.
@@ -156,13 +173,7 @@ fn pareto_front<'py>(
     x: &Bound<'py, PyAny>,
     directions: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let m = read(py, x, "X")?;
-    let dirs = self::directions(directions, m.cols())?;
-    let (values, d) = (m.values(), m.cols());
-    let front = py
-        .detach(|| front::pareto_front_sorted(values, d, &dirs))
-        .map_err(|e| value_error("X", &e))?;
-    Ok(indices(py, front))
+    row_indices(py, x, directions, front::pareto_front_sorted)
 }
 
 /// Per row of `X` its front number: 0 for the non-dominated rows, 1 for those
@@ -174,13 +185,7 @@ fn nondominated_ranks<'py>(
     x: &Bound<'py, PyAny>,
     directions: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let m = read(py, x, "X")?;
-    let dirs = self::directions(directions, m.cols())?;
-    let (values, d) = (m.values(), m.cols());
-    let ranks = py
-        .detach(|| front::nondominated_ranks(values, d, &dirs))
-        .map_err(|e| value_error("X", &e))?;
-    Ok(indices(py, ranks))
+    row_indices(py, x, directions, front::nondominated_ranks)
 }
 
 /// The hypervolume dominated by the rows of `X` up to the reference point `ref`, in raw
