@@ -165,6 +165,8 @@ fn parse(args: &[String]) -> anyhow::Result<Options> {
 struct Run {
     /// `hv[t]`: normalized hypervolume of the first `t` trials.
     hv: Vec<f64>,
+    /// `infeasible[t]`: how many of the first `t` trials were infeasible.
+    infeasible: Vec<usize>,
     calls: Vec<(usize, f64)>,
     /// The study at the end of the run.
     study: Study,
@@ -215,6 +217,7 @@ fn run_one(
     let mut study = Study::new(problem.space(), problem.metrics(), algorithm, seed)?;
     let mut points: Vec<Vec<f64>> = Vec::new();
     let mut hv = vec![0.0];
+    let mut infeasible = vec![0];
     let mut calls = Vec::new();
     let mut done = 0;
     let mut suggested = 0;
@@ -248,8 +251,13 @@ fn run_one(
             vec![running.remove((state % running.len() as u64) as usize)]
         };
         for t in finished {
-            if let Some(values) = tell(problem, &mut study, &t)? {
-                points.push(problem.hv_point(&values));
+            let bad = infeasible[infeasible.len() - 1];
+            match tell(problem, &mut study, &t)? {
+                Some(values) => {
+                    points.push(problem.hv_point(&values));
+                    infeasible.push(bad);
+                }
+                None => infeasible.push(bad + 1),
             }
             done += 1;
             hv.push(problems::hypervolume(&points, &problem.reference()) / true_hv);
@@ -261,7 +269,12 @@ fn run_one(
             .iter()
             .all(|r| !matches!(r.state, TrialState::Pending))
     );
-    Ok(Run { hv, calls, study })
+    Ok(Run {
+        hv,
+        infeasible,
+        calls,
+        study,
+    })
 }
 
 /// Suggest latency from `at` observations on, batch [`LATENCY_BATCH`]: per seed, a run in
@@ -408,8 +421,13 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
                     .map(|seed| run_one(problem, algorithm, mode, seed, budget, true_hv))
                     .collect::<anyhow::Result<_>>()?;
                 for &t in &o.trials {
-                    let mut hvs: Vec<f64> =
+                    let per_seed: Vec<f64> =
                         runs.iter().map(|r| r.hv[t.min(r.hv.len() - 1)]).collect();
+                    let bad: Vec<usize> = runs
+                        .iter()
+                        .map(|r| r.infeasible[t.min(r.infeasible.len() - 1)])
+                        .collect();
+                    let mut hvs = per_seed.clone();
                     let mut times: Vec<f64> = runs
                         .iter()
                         .flat_map(|r| r.calls.iter().filter(|c| c.0 < t).map(|c| c.1))
@@ -434,6 +452,8 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
                             "hv_max": hv_max,
                             "suggest_ms_median": t_med,
                             "suggest_ms_max": t_max,
+                            "hv_seeds": per_seed,
+                            "infeasible_seeds": bad,
                         });
                         if let Some(k) = in_flight {
                             line["in_flight"] = k.into();
