@@ -40,6 +40,13 @@
 //! instead of 0 (0.38 / 0.59, but four objectives 0.28 / 0.37). Two metrics are
 //! unchanged: their front is a curve that the shared weights cover.
 //!
+//! As every member of a many-metric batch has its own target, every member (not only the
+//! first) is refined by the pattern search from its two best candidates; at batch 8 this
+//! took DTLZ2 from 0.28 / 0.48 to 0.33 / 0.53 at 30 / 50 trials, and four objectives from
+//! 0.23 / 0.36 to 0.26 / 0.43 (20 seeds). No member reads a variance there, so the models
+//! predict means alone (`k(X, c) · K⁻¹y`, no triangular solve), which pays for the searches:
+//! 30 / 47 ms p50 at 150 observations against 38 / 48 ms before.
+//!
 //! Unlike Vizier, each metric gets its own hyperparameters, and infeasible trials train a
 //! separate feasibility model instead of entering the metric models as fake bad values.
 //! Every step is capped by counts (fit iterations, candidates, refinement steps), never by
@@ -64,6 +71,8 @@ const WEIGHTS: usize = 128;
 const MANY_METRICS: usize = 3;
 /// Weight vectors of each member when there are [`MANY_METRICS`] or more.
 const MEMBER_WEIGHTS: usize = 4;
+/// Best candidates a refined member's pattern search starts from.
+const REFINE_STARTS: usize = 2;
 /// Largest fully discrete space scored exhaustively.
 const ENUMERATE: u128 = 4096;
 /// Largest discrete product combined with a few float values each.
@@ -385,9 +394,30 @@ impl Models {
         }
     }
 
+    /// Per-metric posterior at `m` points of features `xc`: means only (zero variance, no
+    /// `v` rows) when every member is greedy ([`MANY_METRICS`] or more), where the
+    /// acquisition reads the means alone.
+    fn predict(&self, xc: &[f64], m: usize) -> Vec<Pred> {
+        let many = self.gps.len() >= MANY_METRICS;
+        self.gps
+            .iter()
+            .map(|g| {
+                if many {
+                    Pred {
+                        mean: g.predict_mean(xc, m),
+                        var: vec![0.0; m],
+                        v: Vec::new(),
+                    }
+                } else {
+                    g.predict(xc, m)
+                }
+            })
+            .collect()
+    }
+
     /// Full acquisition at `m` points of features `xc`.
     fn score(&self, xc: &[f64], m: usize) -> Vec<f64> {
-        let preds: Vec<Pred> = self.gps.iter().map(|g| g.predict(xc, m)).collect();
+        let preds = self.predict(xc, m);
         let means: Vec<&[f64]> = preds.iter().map(|p| &p.mean[..]).collect();
         let vars: Vec<&[f64]> = preds.iter().map(|p| &p.var[..]).collect();
         let mut out = vec![0.0; m];
@@ -744,13 +774,13 @@ impl Sampler for DefaultSampler {
         let cands = self.candidates(history, &models, &feasible);
         let m = cands.len();
         let xc = dom.features_of(&cands);
-        let mut preds: Vec<Pred> = models.gps.iter().map(|g| g.predict(&xc, m)).collect();
+        let mut preds = models.predict(&xc, m);
         let ok = models.feasible(&xc, m);
         let mut used = vec![false; m];
         let kmetrics = models.gps.len();
+        let many = kmetrics >= MANY_METRICS;
         let mut first = true;
         while out.len() < count {
-            let many = kmetrics >= MANY_METRICS;
             let greedy =
                 many || out.is_empty() && (count > 1 || history.records.len().is_multiple_of(2));
             models.beta = if greedy { GREEDY_BETA } else { BETA };
@@ -805,10 +835,12 @@ impl Sampler for DefaultSampler {
                 continue;
             };
             used[best] = true;
-            let (point, kind_col) = if first && score[best].is_finite() {
-                let second = picks.next();
+            // the first member is refined by a pattern search; with many metrics every
+            // member is, as each has its own weights (and so its own optimum)
+            let (point, kind_col) = if (first || many) && score[best].is_finite() {
                 let mut top = self.refine(history, &models, cands[best].clone(), score[best], &out);
-                if let Some(s) = second {
+                for _ in 1..REFINE_STARTS {
+                    let Some(s) = picks.next() else { break };
                     let alt = self.refine(history, &models, cands[s].clone(), score[s], &out);
                     if alt.1 > top.1 {
                         top = alt;
@@ -826,9 +858,10 @@ impl Sampler for DefaultSampler {
                 let px = dom.features_of(std::slice::from_ref(&point));
                 models.believe(&px, 1);
             }
-            // condition the candidate posteriors on the new pending point
+            // condition the candidate posteriors on the new pending point (every member
+            // greedy with many metrics: no variance is read, none is kept)
             let px = dom.features_of(std::slice::from_ref(&point));
-            for (g, pred) in models.gps.iter().zip(preds.iter_mut()) {
+            for (g, pred) in models.gps.iter().zip(preds.iter_mut()).filter(|_| !many) {
                 let rows = pred.v.len() / m.max(1);
                 let (vp, var_p) = if let Some(c) = kind_col {
                     ((0..rows).map(|i| pred.v[i * m + c]).collect(), pred.var[c])
