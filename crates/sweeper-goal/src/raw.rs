@@ -92,8 +92,10 @@ impl RawValue {
         let mut s = String::new();
         self.write(&mut s, 0);
         if s.chars().count() > 80 {
-            let cut: String = s.chars().take(77).collect();
-            format!("{cut}...")
+            // one ellipsis character, not three periods: the value often ends a message,
+            // and messages never end with a period
+            let cut: String = s.chars().take(79).collect();
+            format!("{cut}…")
         } else {
             s
         }
@@ -655,7 +657,17 @@ pub(crate) fn to_json(v: &RawValue, path: &str) -> Result<serde_json::Value, Con
 
 #[cfg(test)]
 mod tests {
-    use super::{bare_message, closest, edit_distance};
+    use super::{RawValue, bare_message, closest, edit_distance};
+
+    #[test]
+    fn long_values_are_shortened_to_80_characters_ending_in_an_ellipsis() {
+        let long = RawValue::Str("x".repeat(200));
+        let shown = long.show();
+        assert_eq!(shown.chars().count(), 80, "{shown}");
+        assert!(shown.starts_with("\"xxx"), "{shown}");
+        assert!(shown.ends_with('…'), "{shown}");
+        assert_eq!(RawValue::Int(7).show(), "7");
+    }
 
     #[test]
     fn suggestions() {
