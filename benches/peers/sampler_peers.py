@@ -26,6 +26,12 @@ Algorithms (`--algorithm a,b,c`):
   qLogEHVI over the running trials when a batch is asked before its results are told.
   Its default 10 random startup trials.
 - `optuna_qmc`: `QMCSampler(qmc_type="sobol", scramble=True, seed=s)`.
+- `optuna_tpe_multivariate_constrained`, `optuna_tpe_constrained`,
+  `optuna_nsga2_constrained`, `optuna_gp_constrained`: the same samplers given
+  `constraints_func`: an infeasible trial is told COMPLETE with placeholder values 0 and a
+  violated constraint (user attribute `violation` 1), a feasible one with `violation` 0,
+  so that the sampler models infeasibility instead of ignoring the trial (with FAIL,
+  independent TPE can propose the same infeasible point again and again).
 - `botorch_qlognehvi`: this file's BoTorch loop, see `BotorchSampler`.
 
 Infeasible trials (serving over 16 GPUs, a kernel block that does not fit, a table's
@@ -82,8 +88,10 @@ ALGORITHMS = [
     "optuna_qmc",
     "botorch_qlognehvi",
 ]
+# Optuna's samplers with infeasible trials told through `constraints_func` instead of FAIL
+ALGORITHMS += [f"{a}_constrained" for a in ("optuna_tpe_multivariate", "optuna_tpe", "optuna_nsga2", "optuna_gp")]
 # the peers that `--slow-seeds` applies to
-SLOW = {"optuna_gp", "botorch_qlognehvi"}
+SLOW = {"optuna_gp", "optuna_gp_constrained", "botorch_qlognehvi"}
 BUILTIN = ["zdt1", "dtlz2", "dtlz2_4", "serving", "kernel"]
 
 # ---------------------------------------------------------------------------------------
@@ -452,22 +460,27 @@ class OptunaDriver:
         self.optuna = optuna
         self.problem = problem
         self.discrete_mode = discrete_mode
+        self.constrained = algorithm.endswith("_constrained")
         self.study = optuna.create_study(
-            directions=[d for _, d in problem.metrics], sampler=self.make_sampler(algorithm, seed)
+            directions=[d for _, d in problem.metrics],
+            sampler=self.make_sampler(algorithm.removesuffix("_constrained"), seed),
         )
 
     def make_sampler(self, algorithm, seed):
         s = self.optuna.samplers
+        # `_constrained`: the trial's `violation` user attribute (0 feasible, 1 not) is its
+        # one constraint, so the sampler models infeasibility instead of ignoring the trial
+        c = {"constraints_func": lambda t: [t.user_attrs["violation"]]} if self.constrained else {}
         if algorithm == "optuna_tpe_multivariate":
-            return s.TPESampler(seed=seed, multivariate=True)
+            return s.TPESampler(seed=seed, multivariate=True, **c)
         if algorithm == "optuna_tpe":
-            return s.TPESampler(seed=seed)
+            return s.TPESampler(seed=seed, **c)
         if algorithm == "optuna_random":
             return s.RandomSampler(seed=seed)
         if algorithm == "optuna_nsga2":
-            return s.NSGAIISampler(seed=seed)
+            return s.NSGAIISampler(seed=seed, **c)
         if algorithm == "optuna_gp":
-            return s.GPSampler(seed=seed)
+            return s.GPSampler(seed=seed, **c)
         if algorithm == "optuna_qmc":
             return s.QMCSampler(qmc_type="sobol", scramble=True, seed=seed)
         raise SystemExit(f"unknown algorithm {algorithm}")
@@ -482,7 +495,13 @@ class OptunaDriver:
     def tell(self, trial, metrics):
         from optuna.trial import TrialState
 
-        if metrics is None:
+        if self.constrained:
+            # an infeasible trial completes with placeholder values: a violated constraint
+            # ranks it below every feasible trial whatever its values
+            trial.set_user_attr("violation", 0.0 if metrics is not None else 1.0)
+            values = [metrics[n] if metrics is not None else 0.0 for n, _ in self.problem.metrics]
+            self.study.tell(trial, values)
+        elif metrics is None:
             self.study.tell(trial, state=TrialState.FAIL)
         else:
             self.study.tell(trial, [metrics[n] for n, _ in self.problem.metrics])
