@@ -379,18 +379,19 @@ impl Models {
         }
     }
 
-    /// Feasibility test: optimistic about points the model is unsure of.
+    /// Feasibility test: the posterior mean of the ±1 label is not below zero, i.e. the
+    /// model finds the point at least as likely feasible as not. (An optimistic test, the
+    /// mean plus half a deviation, proposed more infeasible points near the boundary: with
+    /// 20 seeds it trailed this one on serving 30 / 1 by 0.03, on the kernel at 150
+    /// trials by 0.01–0.02, and in 14 of 20 aiconfigurator-table cells.)
     fn feasible(&self, xc: &[f64], m: usize) -> Vec<bool> {
         match &self.feas {
             None => vec![true; m],
-            Some((gp, mean, sd)) => {
-                let p = gp.predict(xc, m);
-                p.mean
-                    .iter()
-                    .zip(&p.var)
-                    .map(|(mu, v)| (mu + 0.5 * v.sqrt()) * sd + mean >= 0.0)
-                    .collect()
-            }
+            Some((gp, mean, sd)) => gp
+                .predict_mean(xc, m)
+                .iter()
+                .map(|mu| mu * sd + mean >= 0.0)
+                .collect(),
         }
     }
 
