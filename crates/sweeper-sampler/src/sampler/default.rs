@@ -45,7 +45,8 @@
 //! took DTLZ2 from 0.28 / 0.48 to 0.33 / 0.53 at 30 / 50 trials, and four objectives from
 //! 0.23 / 0.36 to 0.26 / 0.43 (20 seeds). No member reads a variance there, so the models
 //! predict means alone (`k(X, c) · K⁻¹y`, no triangular solve), which pays for the searches:
-//! 23 / 34 ms p50 at 150 observations and batch 8 against 26 / 37 ms before.
+//! DTLZ2 and four objectives took 24 / 36–39 ms p50 at 150 observations and batch 8, against
+//! 29 / 41 ms before.
 //!
 //! Unlike Vizier, each metric gets its own hyperparameters, and infeasible trials train a
 //! separate feasibility model instead of entering the metric models as fake bad values.
