@@ -485,7 +485,7 @@ class OptunaDriver:
         if algorithm == "optuna_nsga2":
             return s.NSGAIISampler(seed=seed, **c)
         if algorithm == "optuna_gp":
-            return s.GPSampler(seed=seed, **c)
+            return s.GPSampler(seed=seed)
         if algorithm == "optuna_qmc":
             return s.QMCSampler(qmc_type="sobol", scramble=True, seed=seed)
         raise SystemExit(f"unknown algorithm {algorithm}")

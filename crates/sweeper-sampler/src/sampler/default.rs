@@ -854,28 +854,29 @@ impl Sampler for DefaultSampler {
                 (cands[best].clone(), Some(best))
             };
             first = false;
+            let px = dom.features_of(std::slice::from_ref(&point));
             // believe the new point's posterior mean: it joins the front of this batch, so
             // the next UCB member looks for improvement elsewhere
             if kmetrics >= 2 {
-                let px = dom.features_of(std::slice::from_ref(&point));
                 models.believe(&px, 1);
             }
-            // condition the candidate posteriors on the new pending point (every member
-            // greedy with many metrics: no variance is read, none is kept)
-            let px = dom.features_of(std::slice::from_ref(&point));
-            for (g, pred) in models.gps.iter().zip(preds.iter_mut()).filter(|_| !many) {
-                let rows = pred.v.len() / m.max(1);
-                let (vp, var_p) = if let Some(c) = kind_col {
-                    ((0..rows).map(|i| pred.v[i * m + c]).collect(), pred.var[c])
-                } else {
-                    // a refined point outside the candidate set (only ever the first member,
-                    // before any row was added): predict it from the model itself
-                    let single = g.predict(&px, 1);
-                    (single.v, single.var[0])
-                };
-                if vp.len() == rows {
-                    let kp = g.kernel_to(&xc, &px);
-                    g.condition(pred, &vp, var_p, &kp);
+            // condition the candidate posteriors on the new pending point (not with many
+            // metrics: every member is greedy there, so no variance is read or kept)
+            if !many {
+                for (g, pred) in models.gps.iter().zip(preds.iter_mut()) {
+                    let rows = pred.v.len() / m.max(1);
+                    let (vp, var_p) = if let Some(c) = kind_col {
+                        ((0..rows).map(|i| pred.v[i * m + c]).collect(), pred.var[c])
+                    } else {
+                        // a refined point outside the candidate set (only ever the first
+                        // member, before any row was added): predict it from the model itself
+                        let single = g.predict(&px, 1);
+                        (single.v, single.var[0])
+                    };
+                    if vp.len() == rows {
+                        let kp = g.kernel_to(&xc, &px);
+                        g.condition(pred, &vp, var_p, &kp);
+                    }
                 }
             }
             out.push(point);
