@@ -7,7 +7,8 @@ hypervolume point mapping, reference point and true hypervolume) and on table pr
 (`--table FILE.json`), with the budgets, batches and seeds of the Rust benchmark, and prints
 one JSON object per (problem, algorithm, trials, batch) cell, the keys bench-sampler prints:
 {"problem", "algorithm", "trials", "batch", "seeds", "hv_median", "hv_min", "hv_max",
- "suggest_ms_median", "suggest_ms_max"}. Each line is flushed as its cell is done.
+ "hv_seeds", "suggest_ms_median", "suggest_ms_max"} (`hv_seeds`: one value a seed, in seed
+order, as bench-sampler has it, for tests between columns). Each line is flushed as its cell is done.
 
 Like the Rust side, one run per seed (seeds 0..N-1) at the largest budget; a budget's cell
 reads the first `trials` trials. A batch is asked whole (parameters drawn) before any
@@ -829,7 +830,8 @@ def main():
                         flush=True,
                     )
                 for t in trials:
-                    hvs = sorted(hv[t] for hv, _ in runs)
+                    per_seed = [hv[t] for hv, _ in runs]
+                    hvs = sorted(per_seed)
                     times = [ms for _, calls in runs for (before, ms) in calls if before < t]
                     print(json.dumps({
                         "problem": problem.name,
@@ -840,6 +842,7 @@ def main():
                         "hv_median": statistics.median(hvs),
                         "hv_min": hvs[0],
                         "hv_max": hvs[-1],
+                        "hv_seeds": per_seed,
                         "suggest_ms_median": statistics.median(times),
                         "suggest_ms_max": max(times),
                     }), flush=True)
