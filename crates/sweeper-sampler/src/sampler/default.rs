@@ -326,20 +326,27 @@ impl Models {
                 .zip(&self.loosest)
                 .map(|(h, f)| h - t * (h - f))
                 .collect();
-            let mut best = 0.0f64;
-            for j in 0..self.z.first().map_or(0, Vec::len) {
-                for (m, z) in self.z.iter().enumerate() {
-                    y[m] = z[j];
-                }
-                best = best.max(scalarize(&y, &r, &w));
-            }
-            for b in &self.believed {
-                best = best.max(scalarize(b, &r, &w));
-            }
+            let best = self.best_scalarized(&mut y, &r, &w);
             self.weights.push(w);
             self.best_s.push(best);
             self.references.push(r);
         }
+    }
+
+    /// The best scalarized value (reference `r`, weight `w`) over the observations and the
+    /// believed means, at least 0; `y` is scratch of one value a metric.
+    fn best_scalarized(&self, y: &mut [f64], r: &[f64], w: &[f64]) -> f64 {
+        let mut best = 0.0f64;
+        for j in 0..self.z.first().map_or(0, Vec::len) {
+            for (m, z) in self.z.iter().enumerate() {
+                y[m] = z[j];
+            }
+            best = best.max(scalarize(y, r, w));
+        }
+        for b in &self.believed {
+            best = best.max(scalarize(b, r, w));
+        }
+        best
     }
 
     /// Replaces the weights by one along metric `a` alone (the others `1e-6`), its
@@ -350,17 +357,7 @@ impl Models {
         let mut w = vec![1e-6; k];
         w[a] = 1.0;
         let r = self.loosest.clone();
-        let mut y = vec![0.0; k];
-        let mut best = 0.0f64;
-        for j in 0..self.z.first().map_or(0, Vec::len) {
-            for (m, z) in self.z.iter().enumerate() {
-                y[m] = z[j];
-            }
-            best = best.max(scalarize(&y, &r, &w));
-        }
-        for b in &self.believed {
-            best = best.max(scalarize(b, &r, &w));
-        }
+        let best = self.best_scalarized(&mut vec![0.0; k], &r, &w);
         self.weights = vec![w];
         self.references = vec![r];
         self.best_s = vec![best];
