@@ -825,12 +825,11 @@ impl Sampler for DefaultSampler {
                 models.draw_weights(&mut self.rng, MEMBER_WEIGHTS);
             }
             // two metrics, batch > 1: members 1 and 2 each push one end of the front (see
-            // [`AXIS_MEMBERS`]); the member after them draws the shared weights anew, so
-            // that their believed means count in every weight's best value
+            // [`AXIS_MEMBERS`]; not greedy, so at the UCB coefficient); the member after
+            // them draws the shared weights again, as the axis weight replaced them
             let axis = kmetrics == 2 && count > 1 && (1..=AXIS_MEMBERS).contains(&out.len());
             if axis {
                 models.axis_weight((out.len() - 1) % kmetrics);
-                models.beta = BETA;
             } else if kmetrics == 2 && count > 1 && out.len() == AXIS_MEMBERS + 1 {
                 models.draw_weights(&mut self.rng, WEIGHTS);
             }
