@@ -73,8 +73,8 @@ const BETA: f64 = 1.8;
 /// (`benches/peers/sampler_paired.py`), against 1.8 at batch 8, 30 / 50 trials: serving
 /// +0.014 (t 2.1) / +0.020 (t 3.0), the kernel +0.007 / +0.008 (t 1.0 / 1.1), ZDT1 +0.001
 /// / +0.000; at 150 trials (20 seeds) serving +0.002, the kernel −0.004, ZDT1 +0.000 (|t| ≤
-/// 0.3). 1.0 gained serving as much but cost the kernel 0.008–0.011; 0.5 gained serving
-/// nothing at 50 trials. At batch 1 a lower coefficient (0.5–1.4) gained serving (1.0:
+/// 0.3). 1.0 gained serving as much but cost the kernel 0.008–0.011; 0.5 cost serving
+/// 0.012 at 50 trials. At batch 1 a lower coefficient (0.5–1.4) gained serving (1.0:
 /// +0.016 / +0.021 at 30 / 50 trials) but cost the kernel at every value (1.0: −0.006 /
 /// −0.004, and −0.035 at 150 trials, t −2.3), so batch 1 keeps [`BETA`].
 const BATCH_BETA: f64 = 1.4;
@@ -843,7 +843,7 @@ impl Sampler for DefaultSampler {
                 models.draw_weights(&mut self.rng, MEMBER_WEIGHTS);
             }
             // two metrics, batch > 1: members 1 and 2 each push one end of the front (see
-            // [`AXIS_MEMBERS`]; not greedy, so at the UCB coefficient); the member after
+            // [`AXIS_MEMBERS`]; not greedy, so at [`BATCH_BETA`]); the member after
             // them draws the shared weights again, as the axis weight replaced them
             let axis = kmetrics == 2 && count > 1 && (1..=AXIS_MEMBERS).contains(&out.len());
             if axis {
