@@ -12,10 +12,13 @@
 use crate::config::{self, Config};
 use crate::score::candidate_dict;
 use crate::{Infeasible, Unsupported, convert};
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
 use sweeper_cli::RunError;
 use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator, RawReport};
 use sweeper_cli::provider::ServingPlanner;
@@ -98,6 +101,48 @@ fn report_of(obj: &Bound<'_, PyAny>) -> EvalOutcome {
     }
 }
 
+/// Waits for the engine's result on `rx` without the GIL, taking it every 50 ms to run
+/// Python's signal handlers (the engine runs on another thread, and Python runs handlers
+/// only on the main one, in its own code). On the first exception they raise (Ctrl-C's
+/// `KeyboardInterrupt`) it sets `stop`, kills the evaluator processes and cancels the
+/// Slurm jobs this process runs (as `sweeper run` does on Ctrl-C), and waits on for the
+/// engine, which lets a Python callable's running call finish; that exception is returned
+/// beside the engine's result.
+fn wait_interruptible(
+    py: Python<'_>,
+    mut rx: mpsc::Receiver<Result<RunResult, RunError>>,
+    stop: &AtomicBool,
+) -> (Result<RunResult, RunError>, Option<PyErr>) {
+    let mut interrupt = None;
+    loop {
+        let (back, got) = py.detach(move || {
+            let got = rx.recv_timeout(Duration::from_millis(50));
+            (rx, got)
+        });
+        rx = back;
+        match got {
+            Ok(result) => return (result, interrupt),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let lost =
+                    RunError::Setup("internal: the sweep's thread ended without a result".into());
+                return (Err(lost), interrupt);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if interrupt.is_none()
+            && let Err(e) = py.check_signals()
+        {
+            stop.store(true, Ordering::SeqCst);
+            #[cfg(unix)]
+            {
+                sweeper_cli::evaluator::kill_running_evaluators();
+                let _ = sweeper_cli::evaluator::cancel_slurm_jobs();
+            }
+            interrupt = Some(e);
+        }
+    }
+}
+
 fn run_error(e: &RunError, out: Option<&PathBuf>) -> PyErr {
     match e {
         RunError::JournalExists { .. } => {
@@ -163,7 +208,9 @@ fn result_dict<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDic
 /// and the result files are written (`result.json`, `result.csv`, `trials.csv`,
 /// `config.yaml`, the plot), as `sweeper run --out DIR` does; a killed sweep continues
 /// with `resume=True` (a new sweep starts when DIR holds no journal yet), evaluating
-/// only what did not finish. Returns a dict: `candidates` (the front or the ranking),
+/// only what did not finish. Ctrl-C stops the sweep: nothing new is suggested or started,
+/// evaluator processes and Slurm jobs are killed or cancelled, running Python calls finish,
+/// and `KeyboardInterrupt` is raised, saying how to resume. Returns a dict: `candidates` (the front or the ranking),
 /// `evaluated`, `trials`, `tallies`, `reasons`, `pareto`, `objectives`.
 #[pyfunction]
 #[pyo3(signature = (config, evaluator=None, *, out=None, resume=false))]
@@ -224,16 +271,45 @@ fn run<'py>(
         .unwrap_or(&title)
         .to_owned();
     let evaluator = boxed.as_ref();
-    let outcome = py.detach(|| {
-        let mut planner = ServingPlanner::new();
-        let builder = Sweeper::builder(&config)
-            .evaluator(evaluator)
-            .provider(&mut planner);
-        match journal.as_mut() {
-            Some(j) => builder.journal(j).run(),
-            None => builder.run(),
-        }
+    let stop = AtomicBool::new(false);
+    let (outcome, interrupt) = std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel();
+        let (config, journal, stop) = (&config, &mut journal, &stop);
+        scope.spawn(move || {
+            let mut planner = ServingPlanner::new();
+            let builder = Sweeper::builder(config)
+                .evaluator(evaluator)
+                .provider(&mut planner)
+                .cancel(stop);
+            let _ = tx.send(match journal.as_mut() {
+                Some(j) => builder.journal(j).run(),
+                None => builder.run(),
+            });
+        });
+        wait_interruptible(py, rx, stop)
     });
+    if let Some(e) = interrupt {
+        // the engine has returned: later sweeps of this process may use the cluster
+        #[cfg(unix)]
+        sweeper_cli::evaluator::resume_slurm_submissions();
+        let how = match &out {
+            Some(dir) => format!(
+                "the finished evaluations are in {}; continue with run(config, evaluator, out={:?}, resume=True)",
+                dir.join("journal.jsonl").display(),
+                dir.display().to_string()
+            ),
+            None => {
+                "nothing was kept (give out=DIR to journal a sweep, and resume=True to continue it)"
+                    .to_owned()
+            }
+        };
+        let message = format!("sweeper.run interrupted; {how}");
+        // the handlers' own exception, when it is not Ctrl-C's, is what the caller sees
+        if !e.is_instance_of::<PyKeyboardInterrupt>(py) {
+            return Err(e);
+        }
+        return Err(PyKeyboardInterrupt::new_err(message));
+    }
     let result = outcome.map_err(|e| run_error(&e, out.as_ref()))?;
     if let Some(dir) = &out {
         let written = py.detach(|| {

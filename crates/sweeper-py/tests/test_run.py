@@ -1,6 +1,8 @@
 """sweeper.run with a Python callable: the candidate object, every outcome, the output
-directory, and a sweep killed with SIGKILL and resumed to the uninterrupted result."""
+directory, and a sweep killed with SIGKILL, or stopped by Ctrl-C, and resumed to the
+uninterrupted result."""
 
+import _thread
 import json
 import math
 import os
@@ -161,6 +163,63 @@ def test_a_killed_sweep_resumes_to_the_uninterrupted_result(tmp_path):
     assert json.loads((out / "result.json").read_text())["candidates"] == json.loads(
         (tmp_path / "whole" / "result.json").read_text()
     )["candidates"]
+
+
+def _outcomes(out):
+    lines = [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines() if x.strip()]
+    return sum(1 for x in lines if x.get("kind") == "outcome")
+
+
+def test_ctrl_c_stops_the_sweep_and_resume_loses_nothing(tmp_path):
+    whole = sweeper.run(CONFIG, evaluate, out=tmp_path / "whole")
+    total = len(whole["trials"])
+    out, calls = tmp_path / "interrupted", []
+
+    def ev(c):
+        calls.append(c["id"])
+        if len(calls) == total // 2:
+            _thread.interrupt_main()  # what Ctrl-C does: the main thread's signal flag
+        time.sleep(0.02)
+        return evaluate(c)
+
+    with pytest.raises(KeyboardInterrupt, match=r"sweeper.run interrupted; the finished evaluations are in .*journal.jsonl; continue with run\(config, evaluator, out=.*, resume=True\)"):
+        sweeper.run(CONFIG, ev, out=out)
+    finished = _outcomes(out)
+    assert total // 2 <= finished < total
+    assert not (out / "result.json").exists()
+    again = []
+    resumed = sweeper.run(CONFIG, lambda c: again.append(c["id"]) or evaluate(c), out=out, resume=True)
+    # every call of the interrupted run was journaled (none failed): none ran twice
+    assert len(calls) + len(again) == total and not set(calls) & set(again)
+    assert resumed == whole
+
+
+def test_sigint_ends_a_python_process_in_the_middle_of_a_sweep(tmp_path):
+    whole = sweeper.run(CONFIG, evaluate, out=tmp_path / "whole")
+    total = len(whole["trials"])
+    out, log = tmp_path / "sigint", tmp_path / "calls.log"
+    env = dict(os.environ, SWEEP_LOG=str(log), SWEEP_SLEEP="0.05")
+    here = os.path.dirname(__file__)
+    child = subprocess.Popen(
+        [sys.executable, os.path.join(here, "sweep_model.py"), str(out)], env=env, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text().split()) >= total // 2:
+            break
+        assert child.poll() is None, "the sweep ended before it could be interrupted"
+        time.sleep(0.01)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=30)
+    # an uncaught KeyboardInterrupt ends Python by SIGINT, as a shell expects
+    assert child.returncode == -signal.SIGINT, err
+    assert "KeyboardInterrupt: sweeper.run interrupted" in err and "resume=True" in err, err
+    finished = _outcomes(out)
+    assert 0 < finished < total
+    calls = []
+    resumed = sweeper.run(CONFIG, lambda c: calls.append(c["id"]) or evaluate(c), out=out, resume=True)
+    assert len(calls) == total - finished
+    assert resumed == whole
 
 
 def test_without_an_evaluator_the_configs_own_runs(tmp_path):

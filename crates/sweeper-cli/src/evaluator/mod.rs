@@ -297,4 +297,6 @@ pub use command::{
 pub use process::kill_running_evaluators;
 pub use report::parse_report;
 #[cfg(unix)]
-pub use slurm::{SlurmEvaluator, SlurmSpec, SlurmStats, cancel_slurm_jobs};
+pub use slurm::{
+    SlurmEvaluator, SlurmSpec, SlurmStats, cancel_slurm_jobs, resume_slurm_submissions,
+};

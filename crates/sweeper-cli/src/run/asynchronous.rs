@@ -177,7 +177,8 @@ impl Engine<'_, '_> {
     }
 
     /// Keeps the slots busy until the budget is spent (or the proposer has nothing new, or
-    /// too many evaluations failed in a row), observing every outcome as it arrives.
+    /// too many evaluations failed in a row, or the sweep was cancelled), observing every
+    /// outcome as it arrives.
     fn run_slots(
         &mut self,
         proposer: &mut dyn Proposer,
@@ -190,6 +191,7 @@ impl Engine<'_, '_> {
         loop {
             if end.error.is_none()
                 && !end.stopped
+                && !self.cancelled()
                 && let Err(e) = self.fill(proposer, slots, workers, jobs)
             {
                 end.error = Some(e);
@@ -209,6 +211,9 @@ impl Engine<'_, '_> {
         }
         if let Some(e) = end.error {
             return Err(e);
+        }
+        if self.cancelled() {
+            return Err(RunError::Interrupted);
         }
         if end.stopped {
             return Err(self.too_many_failures());
@@ -232,6 +237,10 @@ impl Engine<'_, '_> {
         slots.evaluating.remove(&p.key);
         let gpu_budget = self.config.search_space.gpu_budget as f64;
         let (status, reason, report) = classify(&outcome, p.declared_gpus, gpu_budget);
+        if status == Status::Failed && self.cancelled() {
+            // perhaps killed by the interrupt: left unfinished, so resume runs it
+            return;
+        }
         let line = Line::Outcome {
             trial,
             status,

@@ -43,6 +43,10 @@
 //!   running finish and are journaled, no new one starts. Failures replayed from a journal
 //!   do not count, so `--resume` after a fix goes on.
 //! - A report holding NaN is a failed evaluation: NaN never reaches the journal.
+//! - A sweep given a stop flag ([`SweeperBuilder::cancel`], set by a Ctrl-C handler, say)
+//!   starts nothing new once it is set, lets the running evaluations finish and journals
+//!   them, but for failures (perhaps the interrupt's doing: resume runs those again), and
+//!   returns [`RunError::Interrupted`]; under both schedules.
 //! - When the proposer cannot propose anything new (a finite space fully explored), the
 //!   search ends after that batch.
 //!
@@ -280,6 +284,11 @@ pub enum RunError {
         /// Their reasons, most frequent first.
         reasons: Vec<(String, u64)>,
     },
+    /// The sweep was asked to stop ([`SweeperBuilder::cancel`]) before its end.
+    #[error(
+        "interrupted: no evaluation was started after the stop; the finished ones are in the journal, if the sweep has one, and a resume continues from there"
+    )]
+    Interrupted,
 }
 
 impl RunError {
@@ -517,6 +526,7 @@ impl Sweeper {
             journal: None,
             provider: None,
             observer: None,
+            cancel: None,
         }
     }
 }
@@ -529,6 +539,7 @@ pub struct SweeperBuilder<'a> {
     journal: Option<&'a mut FileJournal>,
     provider: Option<&'a mut dyn Provider>,
     observer: Option<&'a mut dyn RunObserver>,
+    cancel: Option<&'a AtomicBool>,
 }
 
 impl<'a> SweeperBuilder<'a> {
@@ -569,6 +580,76 @@ impl<'a> SweeperBuilder<'a> {
         self
     }
 
+    /// A flag that stops the sweep when another thread (or a signal handler) sets it: no
+    /// evaluation starts and no suggestion is asked for after it is seen; the evaluations
+    /// running go on to their end, and what they return is journaled, but for a failure,
+    /// which the same interrupt may have caused (a killed evaluator process): its trial
+    /// stays unfinished in the journal, so a resume evaluates it again. [`run`](Self::run)
+    /// then returns [`RunError::Interrupted`]; with a journal, reopening it with
+    /// [`FileJournal::open`] continues the sweep where it stopped.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    /// use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator};
+    /// use sweeper_cli::run::{FileJournal, RunError, Sweeper, evaluator_for};
+    ///
+    /// /// Another evaluator, but the sweep is asked to stop during the third evaluation.
+    /// struct StopsAtThird<'a> {
+    ///     inner: &'a dyn Evaluator,
+    ///     stop: &'a AtomicBool,
+    ///     calls: AtomicUsize,
+    /// }
+    /// impl Evaluator for StopsAtThird<'_> {
+    ///     fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome {
+    ///         if self.calls.fetch_add(1, Ordering::SeqCst) == 2 {
+    ///             self.stop.store(true, Ordering::SeqCst);
+    ///         }
+    ///         self.inner.evaluate(worker, request)
+    ///     }
+    /// }
+    ///
+    /// let config = sweeper_goal::parse(
+    ///     "goal: {target: pareto}
+    /// workload: {isl: 4000, osl: 500, num_request_ratio: 10, kv_load_ratio: [0.05, 1.0]}
+    /// search_space:
+    ///   gpu_budget: 8
+    ///   used_gpus: [tp, replicas]
+    ///   parameters: {tp: {values: [1, 2, 4]}, replicas: {int: [1, 4]}}
+    /// evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}
+    /// sweep: {max_rounds: 3, candidates_per_round: 4, parallel_evals: 1, seed: 7}",
+    /// )?;
+    /// let setup = evaluator_for(&config, "doc")?;
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("journal.jsonl");
+    ///
+    /// let stop = AtomicBool::new(false);
+    /// let stopping = StopsAtThird { inner: setup.evaluator.as_ref(), stop: &stop, calls: AtomicUsize::new(0) };
+    /// let mut journal = FileJournal::create(&path, &config)?;
+    /// let outcome = Sweeper::builder(&config)
+    ///     .evaluator(&stopping)
+    ///     .journal(&mut journal)
+    ///     .cancel(&stop)
+    ///     .run();
+    /// assert!(matches!(outcome, Err(RunError::Interrupted)));
+    /// assert_eq!(stopping.calls.into_inner(), 3, "nothing started after the stop");
+    /// drop(journal);
+    ///
+    /// // the three evaluations are in the journal; a resume goes on from there
+    /// let mut journal = FileJournal::open(&path, &config)?;
+    /// assert!(journal.finished_trials() >= 3);
+    /// let result = Sweeper::builder(&config)
+    ///     .evaluator(setup.evaluator.as_ref())
+    ///     .journal(&mut journal)
+    ///     .run()?;
+    /// assert!(!result.candidates.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn cancel(mut self, flag: &'a AtomicBool) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+
     /// Runs the sweep to its end and returns its result. Writes nothing but the journal.
     pub fn run(self) -> Result<RunResult, RunError> {
         let SweeperBuilder {
@@ -578,6 +659,7 @@ impl<'a> SweeperBuilder<'a> {
             journal,
             mut provider,
             observer,
+            cancel,
         } = self;
         let evaluator = evaluator.ok_or_else(|| {
             RunError::Setup(
@@ -606,6 +688,7 @@ impl<'a> SweeperBuilder<'a> {
             ledger: Ledger::new(config),
             observer: observer.unwrap_or(&mut quiet),
             failures_in_row: Vec::new(),
+            cancel,
         };
         match config.sweep.schedule {
             Schedule::Rounds => engine.rounds(proposer.as_mut())?,
@@ -626,6 +709,8 @@ struct Engine<'a, 'o> {
     observer: &'o mut dyn RunObserver,
     /// Reasons of the evaluations of this process that failed in a row, latest last.
     failures_in_row: Vec<String>,
+    /// Set when the sweep is to stop ([`SweeperBuilder::cancel`]).
+    cancel: Option<&'a AtomicBool>,
 }
 
 /// A trial of the current batch, prepared for evaluation.
@@ -640,6 +725,11 @@ struct Prepared {
 }
 
 impl Engine<'_, '_> {
+    /// Whether the sweep was asked to stop.
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::SeqCst))
+    }
+
     fn log(&mut self, line: &journal::Line) -> Result<(), RunError> {
         match self.journal.as_deref_mut() {
             Some(j) => j.append(line),
@@ -708,6 +798,9 @@ impl Engine<'_, '_> {
                 if ask == 0 {
                     break;
                 }
+                if self.cancelled() {
+                    return Err(RunError::Interrupted);
+                }
                 let batch = proposer.suggest(usize::try_from(ask).unwrap_or(usize::MAX))?;
                 let this_batch = batch_no as u64;
                 batch_no += 1;
@@ -754,6 +847,9 @@ impl Engine<'_, '_> {
                     }
                 }
                 let stopped = self.evaluate(&prepared, &to_run, threads, &mut outcomes)?;
+                if self.cancelled() {
+                    return Err(RunError::Interrupted);
+                }
                 if stopped {
                     return Err(self.too_many_failures());
                 }
@@ -821,6 +917,7 @@ impl Engine<'_, '_> {
         let limit = self.config.sweep.max_consecutive_failures.max(1) as usize;
         let stop = AtomicBool::new(false);
         let evaluator = self.evaluator;
+        let cancel = self.cancel;
         // the handle an earlier run journaled for a trial it did not finish (a batch job)
         let resumed: Vec<Option<String>> = to_run
             .iter()
@@ -829,8 +926,14 @@ impl Engine<'_, '_> {
                     .and_then(|r| r.handle.clone())
             })
             .collect();
-        let fresh =
-            evaluate_parallel(evaluator, to_run, &resumed, threads, &stop, |job, event| {
+        let stops = [Some(&stop), cancel];
+        let fresh = evaluate_parallel(
+            evaluator,
+            to_run,
+            &resumed,
+            threads,
+            &stops,
+            |job, event| {
                 let p = &prepared[to_run[job].0];
                 let outcome = match event {
                     JobEvent::Started(handle) => {
@@ -842,6 +945,10 @@ impl Engine<'_, '_> {
                     JobEvent::Finished(outcome) => outcome,
                 };
                 let (status, reason, report) = classify(outcome, p.declared_gpus, budget);
+                if status == Status::Failed && cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+                    // perhaps killed by the interrupt: left unfinished, so resume runs it
+                    return Ok(());
+                }
                 if status == Status::Failed {
                     self.failures_in_row
                         .push(reason.clone().unwrap_or_default());
@@ -857,7 +964,8 @@ impl Engine<'_, '_> {
                     reason,
                     report,
                 })
-            })?;
+            },
+        )?;
         for ((i, _), outcome) in to_run.iter().zip(fresh) {
             if let Some(outcome) = outcome {
                 outcomes.insert(*i, Source::Evaluated(outcome));
@@ -978,14 +1086,14 @@ enum Message {
 /// `resumed[i]` as the handle of its earlier run, if any. `on_event` runs on the calling
 /// thread for every handle an evaluation reports and as each outcome arrives (the journal
 /// writes them there); outcomes come back in job order, `None` for jobs never started
-/// because `stop` was set. A panicking evaluator is a failed evaluation, not a crashed
+/// because one of `stops` was set. A panicking evaluator is a failed evaluation, not a crashed
 /// sweep.
 fn evaluate_parallel(
     evaluator: &dyn Evaluator,
     jobs: &[(usize, EvalRequest)],
     resumed: &[Option<String>],
     threads: usize,
-    stop: &AtomicBool,
+    stops: &[Option<&AtomicBool>],
     mut on_event: impl FnMut(usize, JobEvent<'_>) -> Result<(), RunError>,
 ) -> Result<Vec<Option<EvalOutcome>>, RunError> {
     let mut results: Vec<Option<EvalOutcome>> = vec![None; jobs.len()];
@@ -1003,7 +1111,9 @@ fn evaluate_parallel(
             let failed = &failed;
             scope.spawn(move || {
                 loop {
-                    if stop.load(Ordering::SeqCst) || failed.load(Ordering::SeqCst) {
+                    if failed.load(Ordering::SeqCst)
+                        || stops.iter().flatten().any(|s| s.load(Ordering::SeqCst))
+                    {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);

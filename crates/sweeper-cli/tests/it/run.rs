@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator};
 use sweeper_cli::provider::ServingPlanner;
 use sweeper_cli::run::{FileJournal, RunError, Status, Sweeper, write_outputs};
@@ -374,6 +374,116 @@ fn resume_after_a_kill_gives_the_uninterrupted_result_without_reevaluating() {
             "cut at line {cut}: finished evaluations were repeated or lost"
         );
     }
+}
+
+/// The toy, which sets the sweep's stop flag during its `at`-th evaluation (counted from
+/// 1) and fails that evaluation, as one killed by the same Ctrl-C would.
+struct StopsAt<'a> {
+    toy: Toy,
+    stop: &'a AtomicBool,
+    at: usize,
+}
+
+impl Evaluator for StopsAt<'_> {
+    fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome {
+        if self.toy.calls() + 1 == self.at {
+            self.toy.calls.fetch_add(1, Ordering::SeqCst);
+            self.stop.store(true, Ordering::SeqCst);
+            return EvalOutcome::Failed("killed by signal SIGKILL".into());
+        }
+        self.toy.evaluate(worker, request)
+    }
+}
+
+/// Runs `cfg` with a journal in `dir` and a stop flag that `StopsAt` sets at evaluation
+/// `at`; returns the outcome and the number of evaluations started.
+fn sweep_stopped_at(
+    cfg: &sweeper_goal::SweepConfig,
+    dir: &std::path::Path,
+    at: usize,
+) -> (Result<sweeper_cli::RunResult, RunError>, usize) {
+    let stop = AtomicBool::new(false);
+    let evaluator = StopsAt {
+        toy: Toy::new(),
+        stop: &stop,
+        at,
+    };
+    let mut journal = FileJournal::create(dir.join("journal.jsonl"), cfg).unwrap();
+    let outcome = Sweeper::builder(cfg)
+        .evaluator(&evaluator)
+        .journal(&mut journal)
+        .cancel(&stop)
+        .run();
+    (outcome, evaluator.toy.calls())
+}
+
+/// The journal's outcome lines of evaluations (not cache hits, not over the budget).
+fn evaluated_outcomes(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            l.contains("\"kind\":\"outcome\"")
+                && !l.contains("cache_hit")
+                && !l.contains("over gpu_budget")
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_cancelled_sweep_starts_nothing_new_and_resumes_to_the_uninterrupted_result() {
+    let cfg = config(&PARETO.replace("parallel_evals: 3", "parallel_evals: 1"));
+    let full_toy = Toy::new();
+    let full = sweep(&cfg, &full_toy, tempfile::tempdir().unwrap().path(), false).unwrap();
+    for at in [1, 4, full_toy.calls()] {
+        let dir = tempfile::tempdir().unwrap();
+        let (outcome, started) = sweep_stopped_at(&cfg, dir.path(), at);
+        assert!(
+            matches!(outcome, Err(RunError::Interrupted)),
+            "stop at {at}: {outcome:?}"
+        );
+        assert_eq!(started, at, "an evaluation started after the stop");
+        let kept = evaluated_outcomes(dir.path());
+        assert_eq!(kept.len(), at - 1, "stop at {at}: {kept:?}");
+        assert!(
+            kept.iter().all(|l| !l.contains("SIGKILL")),
+            "the failure the interrupt caused was journaled: {kept:?}"
+        );
+        let toy = Toy::new();
+        let resumed = sweep(&cfg, &toy, dir.path(), true).unwrap();
+        assert_eq!(summary(&resumed), summary(&full), "stop at {at}");
+        assert_eq!(
+            toy.calls(),
+            full_toy.calls() - (at - 1),
+            "stop at {at}: finished evaluations were repeated or lost"
+        );
+    }
+}
+
+#[test]
+fn a_cancelled_async_sweep_lets_the_running_finish_and_resumes_to_its_budget() {
+    let cfg = config(&PARETO.replace(
+        "sweep: {max_rounds: 4, candidates_per_round: 5, parallel_evals: 3,",
+        "sweep: {schedule: async, max_trials: 20, parallel_evals: 3,",
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let (outcome, started) = sweep_stopped_at(&cfg, dir.path(), 6);
+    assert!(matches!(outcome, Err(RunError::Interrupted)), "{outcome:?}");
+    // the two other slots may each have been given a trial before the stop was seen
+    assert!((6..=8).contains(&started), "{started} evaluations started");
+    let kept = evaluated_outcomes(dir.path());
+    assert_eq!(kept.len(), started - 1, "{kept:?}");
+    assert!(kept.iter().all(|l| !l.contains("SIGKILL")), "{kept:?}");
+    let toy = Toy::new();
+    let resumed = sweep(&cfg, &toy, dir.path(), true).unwrap();
+    assert_eq!(resumed.trials.len(), 20);
+    let evaluated_then = evaluated_outcomes(dir.path()).len();
+    assert_eq!(
+        evaluated_then,
+        kept.len() + toy.calls(),
+        "an evaluation was repeated or lost"
+    );
 }
 
 #[test]

@@ -165,4 +165,6 @@ def run(
     dict``; raise ``Infeasible`` / ``Unsupported``) called from ``parallel_evals`` worker
     threads, or the config's own evaluator. ``out=DIR`` journals and writes the result files;
     ``resume=True`` continues the journal in ``DIR``. Returns ``candidates``, ``evaluated``,
-    ``trials``, ``tallies``, ``reasons``, ``pareto`` and ``objectives``."""
+    ``trials``, ``tallies``, ``reasons``, ``pareto`` and ``objectives``. Ctrl-C stops the
+    sweep (nothing new starts, running calls finish) and raises ``KeyboardInterrupt``;
+    ``resume=True`` then goes on from the journal."""

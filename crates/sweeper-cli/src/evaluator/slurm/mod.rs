@@ -509,6 +509,14 @@ pub fn cancel_slurm_jobs() -> Result<Vec<u64>, String> {
     queue::scancel(&ids).map(|()| ids)
 }
 
+/// Lets this process submit again after [`cancel_slurm_jobs`]: for a process that goes on
+/// after an interrupted sweep (a library's caller, the Python bindings), so that its next
+/// sweep can use the cluster. Call it only once the interrupted sweep has returned.
+pub fn resume_slurm_submissions() {
+    let _gate = SUBMIT_GATE.write().unwrap_or_else(PoisonError::into_inner);
+    STOPPING.store(false, Ordering::SeqCst);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
