@@ -55,6 +55,7 @@
 //! Every step is capped by counts (fit iterations, candidates, refinement steps), never by
 //! the clock, so a suggestion is deterministic and bounded whatever the observations.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sweeper_goal::Direction;
 
@@ -100,6 +101,10 @@ const MEMBER_WEIGHTS: usize = 4;
 const AXIS_MEMBERS: usize = 2;
 /// Best candidates a refined member's pattern search starts from.
 const REFINE_STARTS: usize = 2;
+/// From this many points on, a prediction runs one model a task on rayon's threads (below
+/// it, a task's work is smaller than the threads' wake-up: measured, 22% of a
+/// four-objective suggestion went to `sched_yield` and futexes with 14-point tasks).
+const PARALLEL_POINTS: usize = 256;
 /// Largest fully discrete space scored exhaustively.
 const ENUMERATE: u128 = 4096;
 /// Largest discrete product combined with a few float values each.
@@ -446,22 +451,28 @@ impl Models {
     /// Per-metric posterior at `m` points of features `xc`: means only (zero variance, no
     /// `v` rows) when every member is greedy ([`MANY_METRICS`] or more), where the
     /// acquisition reads the means alone.
+    ///
+    /// From [`PARALLEL_POINTS`] points on, the models predict on rayon's threads, one model
+    /// a task; each model's arithmetic is the same as on one thread, so the suggestions are
+    /// bit-identical.
     fn predict(&self, xc: &[f64], m: usize) -> Vec<Pred> {
         let many = self.gps.len() >= MANY_METRICS;
-        self.gps
-            .iter()
-            .map(|g| {
-                if many {
-                    Pred {
-                        mean: g.predict_mean(xc, m),
-                        var: vec![0.0; m],
-                        v: Vec::new(),
-                    }
-                } else {
-                    g.predict(xc, m)
+        let one = |g: &Gp| {
+            if many {
+                Pred {
+                    mean: g.predict_mean(xc, m),
+                    var: vec![0.0; m],
+                    v: Vec::new(),
                 }
-            })
-            .collect()
+            } else {
+                g.predict(xc, m)
+            }
+        };
+        if m >= PARALLEL_POINTS {
+            self.gps.par_iter().map(one).collect()
+        } else {
+            self.gps.iter().map(one).collect()
+        }
     }
 
     /// Full acquisition at `m` points of features `xc`.
@@ -902,10 +913,20 @@ impl Sampler for DefaultSampler {
             // the first member is refined by a pattern search; with many metrics every
             // member is, as each has its own weights (and so its own optimum)
             let (point, kind_col) = if (first || many) && score[best].is_finite() {
-                let mut top = self.refine(history, &models, cands[best].clone(), score[best], &out);
-                for _ in 1..REFINE_STARTS {
-                    let Some(s) = picks.next() else { break };
-                    let alt = self.refine(history, &models, cands[s].clone(), score[s], &out);
+                // the searches from the starts are independent (`refine` reads the models
+                // only): one a task on rayon's threads, then kept in start order, the first
+                // unless a later one scores higher, as one thread would
+                let starts: Vec<usize> = std::iter::once(best)
+                    .chain(picks.by_ref().take(REFINE_STARTS - 1))
+                    .collect();
+                let this = &*self;
+                let found: Vec<(Vec<f64>, f64)> = starts
+                    .par_iter()
+                    .map(|&c| this.refine(history, &models, cands[c].clone(), score[c], &out))
+                    .collect();
+                let mut found = found.into_iter();
+                let mut top = found.next().expect("the best candidate is a start");
+                for alt in found {
                     if alt.1 > top.1 {
                         top = alt;
                     }
