@@ -45,10 +45,17 @@
 //! As every member of a many-metric batch has its own target, every member (not only the
 //! first) is refined by the pattern search from its two best candidates; at batch 8 this
 //! took DTLZ2 from 0.28 / 0.48 to 0.33 / 0.53 at 30 / 50 trials, and four objectives from
-//! 0.23 / 0.36 to 0.26 / 0.43 (20 seeds). No member reads a variance there, so the models
-//! predict means alone (`k(X, c) · K⁻¹y`, no triangular solve), which pays for the searches:
-//! DTLZ2 and four objectives took 24 / 36–39 ms p50 at 150 observations and batch 8, against
-//! 29 / 41 ms before.
+//! 0.23 / 0.36 to 0.26 / 0.43 (20 seeds). The searches read the means alone
+//! (`k(X, c) · K⁻¹y`, no triangular solve), which pays for them: DTLZ2 and four objectives
+//! took 24 / 36–39 ms p50 at 150 observations and batch 8, against 29 / 41 ms before.
+//!
+//! While the observations are few (below [`PESSIMISTIC_UNTIL`]), the many-metric members
+//! rank the candidates by a lower confidence bound of the means, not the means
+//! ([`MANY_BETA`]): the means of a few points in several dimensions extrapolate their trends
+//! into the corners of the box, which greedy members then chose. With 200 seeds this took
+//! DTLZ2 from 0.372 / 0.310 to 0.401 / 0.362 at 30 trials, batch 1 / 8, past multivariate
+//! TPE's 0.373 / 0.340, and gained 0.021–0.050 in every DTLZ2 and four-objective cell at 30
+//! and 50 trials (t 5.4 to 8.4).
 //!
 //! Unlike Vizier, each metric gets its own hyperparameters, and infeasible trials train a
 //! separate feasibility model instead of entering the metric models as fake bad values.
@@ -81,6 +88,30 @@ const BETA: f64 = 1.8;
 const BATCH_BETA: f64 = 1.4;
 /// UCB coefficient of the greedy members (several metrics): the posterior means alone.
 const GREEDY_BETA: f64 = 0.0;
+/// Coefficient of the members of [`MANY_METRICS`] or more while there are fewer than
+/// [`PESSIMISTIC_UNTIL`] feasible observations: the candidates are ranked by the means
+/// *minus* half a deviation, a lower confidence bound, and the pattern search then climbs
+/// the means alone from the best of them. Why: on DTLZ2 at 30 trials, batch 8, the members
+/// of the batch made on 16 observations landed at the box's corners (the median distance
+/// term g of the picks 0.40, against 0.33 for uniform random points; one pick was
+/// `[0, 0, 0, 1, 1, 0]`, g = 1): there the means extrapolate the trends of few points in
+/// six dimensions, and where the variance is largest. That batch gained half of what
+/// multivariate TPE's did (0.213 → 0.262 against 0.206 → 0.303, 60 seeds). With 200 seeds
+/// (`bench/seeds200-contested-sweeper-lcb.jsonl`), paired by seed, against the means alone:
+/// DTLZ2 +0.038 / +0.042 / +0.037 / +0.050 and four objectives +0.027 / +0.021 / +0.044 /
+/// +0.026 at 30 / 1, 30 / 8, 50 / 1, 50 / 8 (t 5.4 to 8.4). Measured first with
+/// 60 seeds, paired by seed, against the means alone, DTLZ2 / four objectives at 30 / 50
+/// trials, batch 1 and 8: +0.022 to +0.046 in all eight cells (t 2.5 to 4.9); with the
+/// bound in the pattern search too, about as much (+0.022 to +0.055) but 25–40 ms more a
+/// suggestion at 150 observations; with −0.25, +0.020 to +0.045; with −1.0, gains at 30
+/// trials only; for the greedy members of two metrics (−0.5), serving lost 0.046 at 30 / 1
+/// (t −2.9), so two metrics keep the means.
+const MANY_BETA: f64 = -0.5;
+/// Feasible observations from which [`MANY_BETA`] gives way to the means alone: the
+/// candidates' variance is a triangular solve of `n²` a point, and with the bound at every
+/// step DTLZ2 and four objectives at 150 trials gained nothing (|t| ≤ 0.5, 20 seeds); with
+/// the bound up to here, +0.008 to +0.017 (t 0.7 to 1.9).
+const PESSIMISTIC_UNTIL: usize = 100;
 /// Hypervolume-scalarization weight vectors per suggestion.
 const WEIGHTS: usize = 128;
 /// From this many metrics on, every member is greedy and draws its own few weights.
@@ -449,16 +480,15 @@ impl Models {
     }
 
     /// Per-metric posterior at `m` points of features `xc`: means only (zero variance, no
-    /// `v` rows) when every member is greedy ([`MANY_METRICS`] or more), where the
-    /// acquisition reads the means alone.
+    /// `v` rows) when `means_only`, which the pattern search of [`MANY_METRICS`] or more
+    /// asks for (see [`MANY_BETA`]).
     ///
     /// From [`PARALLEL_POINTS`] points on, the models predict on rayon's threads, one model
     /// a task; each model's arithmetic is the same as on one thread, so the suggestions are
     /// bit-identical.
-    fn predict(&self, xc: &[f64], m: usize) -> Vec<Pred> {
-        let many = self.gps.len() >= MANY_METRICS;
+    fn predict(&self, xc: &[f64], m: usize, means_only: bool) -> Vec<Pred> {
         let one = |g: &Gp| {
-            if many {
+            if means_only {
                 Pred {
                     mean: g.predict_mean(xc, m),
                     var: vec![0.0; m],
@@ -477,7 +507,7 @@ impl Models {
 
     /// Full acquisition at `m` points of features `xc`.
     fn score(&self, xc: &[f64], m: usize) -> Vec<f64> {
-        let preds = self.predict(xc, m);
+        let preds = self.predict(xc, m, self.gps.len() >= MANY_METRICS);
         let means: Vec<&[f64]> = preds.iter().map(|p| &p.mean[..]).collect();
         let vars: Vec<&[f64]> = preds.iter().map(|p| &p.var[..]).collect();
         let mut out = vec![0.0; m];
@@ -834,16 +864,21 @@ impl Sampler for DefaultSampler {
         let cands = self.candidates(history, &models, &feasible);
         let m = cands.len();
         let xc = dom.features_of(&cands);
-        let mut preds = models.predict(&xc, m);
-        let ok = models.feasible(&xc, m);
-        let mut used = vec![false; m];
         let kmetrics = models.gps.len();
         let many = kmetrics >= MANY_METRICS;
+        // with many metrics and few observations the candidates are ranked by the lower
+        // bound of the means (see [`MANY_BETA`]), which needs their variance
+        let pessimistic = many && feasible.len() < PESSIMISTIC_UNTIL;
+        let mut preds = models.predict(&xc, m, many && !pessimistic);
+        let ok = models.feasible(&xc, m);
+        let mut used = vec![false; m];
         let mut first = true;
         while out.len() < count {
             let greedy =
                 many || out.is_empty() && (count > 1 || history.records.len().is_multiple_of(2));
-            models.beta = if greedy {
+            models.beta = if pessimistic {
+                MANY_BETA
+            } else if greedy {
                 GREEDY_BETA
             } else if count > 1 {
                 BATCH_BETA
@@ -944,7 +979,8 @@ impl Sampler for DefaultSampler {
                 models.believe(&px, 1);
             }
             // condition the candidate posteriors on the new pending point (not with many
-            // metrics: every member is greedy there, so no variance is read or kept)
+            // metrics: their members spread by their own weights and the believed means,
+            // and the variance, when there is one, only bounds the means of the ranking)
             if !many {
                 for (g, pred) in models.gps.iter().zip(preds.iter_mut()) {
                     let rows = pred.v.len() / m.max(1);
