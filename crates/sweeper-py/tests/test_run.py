@@ -134,20 +134,28 @@ def test_out_dir_is_journaled_and_refused_twice(tmp_path):
         sweeper.run(CONFIG, evaluate, resume=True)
 
 
+def _halfway_child(tmp_path, out, total, **popen):
+    """A child process running sweep_model.py's sweep into `out`, once it has made half of
+    its `total` evaluator calls (each sleeps 50 ms)."""
+    log = tmp_path / f"{out.name}.calls.log"
+    env = dict(os.environ, SWEEP_LOG=str(log), SWEEP_SLEEP="0.05")
+    here = os.path.dirname(__file__)
+    child = subprocess.Popen([sys.executable, os.path.join(here, "sweep_model.py"), str(out)], env=env, **popen)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text().split()) >= total // 2:
+            return child
+        assert child.poll() is None, "the sweep ended before it could be stopped"
+        time.sleep(0.01)
+    raise AssertionError("the sweep made too few calls in 120 s")
+
+
 def test_a_killed_sweep_resumes_to_the_uninterrupted_result(tmp_path):
     whole = sweeper.run(CONFIG, evaluate, out=tmp_path / "whole")
     total = len(whole["trials"])
 
-    out, log = tmp_path / "killed", tmp_path / "calls.log"
-    env = dict(os.environ, SWEEP_LOG=str(log), SWEEP_SLEEP="0.05")
-    here = os.path.dirname(__file__)
-    child = subprocess.Popen([sys.executable, os.path.join(here, "sweep_model.py"), str(out)], env=env)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if log.exists() and len(log.read_text().split()) >= total // 2:
-            break
-        assert child.poll() is None, "the sweep ended before it could be killed"
-        time.sleep(0.01)
+    out = tmp_path / "killed"
+    child = _halfway_child(tmp_path, out, total)
     child.send_signal(signal.SIGKILL)
     assert child.wait() == -signal.SIGKILL
     lines = [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines() if x.strip()]
@@ -197,18 +205,8 @@ def test_ctrl_c_stops_the_sweep_and_resume_loses_nothing(tmp_path):
 def test_sigint_ends_a_python_process_in_the_middle_of_a_sweep(tmp_path):
     whole = sweeper.run(CONFIG, evaluate, out=tmp_path / "whole")
     total = len(whole["trials"])
-    out, log = tmp_path / "sigint", tmp_path / "calls.log"
-    env = dict(os.environ, SWEEP_LOG=str(log), SWEEP_SLEEP="0.05")
-    here = os.path.dirname(__file__)
-    child = subprocess.Popen(
-        [sys.executable, os.path.join(here, "sweep_model.py"), str(out)], env=env, stderr=subprocess.PIPE, text=True
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if log.exists() and len(log.read_text().split()) >= total // 2:
-            break
-        assert child.poll() is None, "the sweep ended before it could be interrupted"
-        time.sleep(0.01)
+    out = tmp_path / "sigint"
+    child = _halfway_child(tmp_path, out, total, stderr=subprocess.PIPE, text=True)
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=30)
     # an uncaught KeyboardInterrupt ends Python by SIGINT, as a shell expects
