@@ -281,6 +281,11 @@ impl Engine<'_, '_> {
     ) -> Result<(), RunError> {
         let budget = self.config.sweep.trial_budget();
         while slots.running.len() < workers {
+            // a stop asked for while the proposer was suggesting starts nothing more (the
+            // suggested trials are journaled: a resume evaluates them)
+            if self.cancelled() {
+                break;
+            }
             if let Some(p) = slots.ready.pop_front() {
                 let Some(request) = p.request.clone() else {
                     continue;
