@@ -917,7 +917,6 @@ impl Engine<'_, '_> {
         let limit = self.config.sweep.max_consecutive_failures.max(1) as usize;
         let stop = AtomicBool::new(false);
         let evaluator = self.evaluator;
-        let cancel = self.cancel;
         // the handle an earlier run journaled for a trial it did not finish (a batch job)
         let resumed: Vec<Option<String>> = to_run
             .iter()
@@ -926,7 +925,7 @@ impl Engine<'_, '_> {
                     .and_then(|r| r.handle.clone())
             })
             .collect();
-        let stops = [Some(&stop), cancel];
+        let stops = [Some(&stop), self.cancel];
         let fresh = evaluate_parallel(
             evaluator,
             to_run,
@@ -945,7 +944,7 @@ impl Engine<'_, '_> {
                     JobEvent::Finished(outcome) => outcome,
                 };
                 let (status, reason, report) = classify(outcome, p.declared_gpus, budget);
-                if status == Status::Failed && cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+                if status == Status::Failed && self.cancelled() {
                     // perhaps killed by the interrupt: left unfinished, so resume runs it
                     return Ok(());
                 }
