@@ -1,6 +1,7 @@
 //! Integration tests of the study and its algorithms.
 
 mod degenerate;
+mod edges;
 mod study;
 
 use std::collections::BTreeMap;
