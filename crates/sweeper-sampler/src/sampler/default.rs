@@ -143,9 +143,9 @@ const AXIS_MEMBERS: usize = 2;
 /// (t −0.9); no other problem has a float. Held off every bound (the front ignored), 0.01
 /// cost ZDT1 0.010 / 0.006 (t −12 / −15), and margins of 0.005 and 0.02 traded serving
 /// against ZDT1 (+0.016 and +0.046 at 30 trials; ZDT1 −0.009 and −0.016). At batch 8
-/// (every UCB member) serving gained as much (+0.040 / +0.073), but ZDT1 at 30 trials lost
-/// 0.018 (t −5.1), and 0.009 (t −2.7) with the axis members free and a bound opened by a
-/// member of the batch too; so batch 8 keeps the whole box.
+/// (every UCB member) serving gained as much (+0.041 / +0.076), but ZDT1 at 30 trials lost
+/// 0.042 (t −9.6); 0.018 (t −5.1) with a bound opened by a member of the batch too, and
+/// 0.009 (t −2.7) with the axis members free as well; so batch 8 keeps the whole box.
 const EDGE_MARGIN: f64 = 0.01;
 /// Best candidates a refined member's pattern search starts from.
 const REFINE_STARTS: usize = 2;
