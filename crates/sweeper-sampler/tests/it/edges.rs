@@ -36,20 +36,23 @@ fn near_bound(v: f64) -> bool {
     !(MARGIN..=1.0 - MARGIN).contains(&v)
 }
 
-/// Runs `trials` suggestions of one, each observed by `f`; returns every trial's
-/// coordinates and whether it was asked with an odd number of trials in the study (the
-/// default alternates at batch 1: greedy at an even count, the UCB suggestion at an odd
-/// one).
+/// Runs `trials` suggestions of one, each observed by `f` (`None`: infeasible); returns
+/// every trial's coordinates and whether it was asked with an odd number of trials in the
+/// study (the default alternates at batch 1: greedy at an even count, the UCB suggestion
+/// at an odd one).
 fn drive(
     s: &mut Study,
     trials: usize,
-    f: impl Fn(&[f64]) -> BTreeMap<String, f64>,
+    f: impl Fn(&[f64]) -> Option<BTreeMap<String, f64>>,
 ) -> Vec<(Vec<f64>, bool)> {
     (0..trials)
         .map(|i| {
             let t = s.suggest(1).unwrap().remove(0);
             let x = coords(&t);
-            s.observe(t.id, &f(&x)).unwrap();
+            match f(&x) {
+                Some(v) => s.observe(t.id, &v).unwrap(),
+                None => s.observe_infeasible(t.id, "out of range").unwrap(),
+            }
             (x, i % 2 == 1)
         })
         .collect()
@@ -62,7 +65,7 @@ fn ucb_suggestions_keep_off_the_bounds_the_front_never_reached() {
     let f = |x: &[f64]| {
         let a = -(x[0] - 0.3).powi(2) - (x[1] - 0.6).powi(2);
         let b = -(x[0] - 0.7).powi(2) - (x[1] - 0.4).powi(2);
-        BTreeMap::from([("a".to_owned(), a), ("b".to_owned(), b)])
+        Some(BTreeMap::from([("a".to_owned(), a), ("b".to_owned(), b)]))
     };
     let metrics = || {
         vec![
@@ -89,11 +92,12 @@ fn ucb_suggestions_keep_off_the_bounds_the_front_never_reached() {
 
 #[test]
 fn a_bound_the_front_reaches_is_open_to_the_ucb_suggestions() {
-    // ZDT1 in three dimensions: the front has x1 = x2 = 0 exactly
+    // ZDT1 in three dimensions: the front has x1 = x2 = 0 exactly; the trials with
+    // x0 > 0.8 are infeasible, so the feasible observations are not every trial
     let f = |x: &[f64]| {
         let g = 1.0 + 4.5 * (x[1] + x[2]);
         let f2 = g * (1.0 - (x[0] / g).sqrt());
-        BTreeMap::from([("f1".to_owned(), x[0]), ("f2".to_owned(), f2)])
+        (x[0] <= 0.8).then(|| BTreeMap::from([("f1".to_owned(), x[0]), ("f2".to_owned(), f2)]))
     };
     let metrics = vec![
         metric("f1", Direction::Minimize),
@@ -101,8 +105,16 @@ fn a_bound_the_front_reaches_is_open_to_the_ucb_suggestions() {
     ];
     let mut s = study(unit_floats(3), metrics, Algorithm::Default, 0);
     let run = drive(&mut s, 40, f);
-    // the greedy suggestions reach the face x1 = 0 ...
-    assert!(run.iter().any(|(x, odd)| !odd && x[1] == 0.0), "{run:?}");
+    assert!(
+        run.iter().any(|(x, _)| x[0] > 0.8),
+        "no infeasible trial: {run:?}"
+    );
+    // the greedy suggestions (after the 5 of the quasi-random design) reach the face
+    // x1 = 0 ...
+    assert!(
+        run.iter().skip(5).any(|(x, odd)| !odd && x[1] == 0.0),
+        "{run:?}"
+    );
     // ... and then the UCB suggestions may go there as well
     assert!(
         run.iter().skip(5).any(|(x, odd)| *odd && x[1] < MARGIN),
