@@ -1,25 +1,9 @@
 //! The default algorithm on hostile observations: it must return, and learn from
 //! infeasible trials. (Returning is asserted, never how fast.)
 
-use sweeper_sampler::{Algorithm, ParamSpec, SearchSpace, Study};
+use sweeper_sampler::{Algorithm, Study};
 
-use crate::{evaluate, mixed_space, objective, study, two_metrics, values};
-
-fn unit_space(dims: usize) -> SearchSpace {
-    let mut s = SearchSpace::new();
-    for i in 0..dims {
-        s.add(
-            format!("x{i}"),
-            ParamSpec::Float {
-                lo: 0.0,
-                hi: 1.0,
-                log: false,
-            },
-        )
-        .unwrap();
-    }
-    s
-}
+use crate::{evaluate, mixed_space, objective, study, two_metrics, unit_space, values};
 
 #[test]
 fn constant_metrics_and_a_single_point() {

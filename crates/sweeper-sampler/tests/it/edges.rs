@@ -5,28 +5,12 @@
 use std::collections::BTreeMap;
 
 use sweeper_goal::Direction;
-use sweeper_sampler::{Algorithm, ParamSpec, SearchSpace, Study, Trial};
+use sweeper_sampler::{Algorithm, Study, Trial};
 
-use crate::{metric, study};
+use crate::{metric, study, unit_space};
 
 /// The margin of `EDGE_MARGIN` in the default algorithm.
 const MARGIN: f64 = 0.01;
-
-fn unit_floats(n: usize) -> SearchSpace {
-    let mut s = SearchSpace::new();
-    for i in 0..n {
-        s.add(
-            format!("x{i}"),
-            ParamSpec::Float {
-                lo: 0.0,
-                hi: 1.0,
-                log: false,
-            },
-        )
-        .unwrap();
-    }
-    s
-}
 
 fn coords(t: &Trial) -> Vec<f64> {
     t.params.iter().map(|(_, v)| v.as_f64().unwrap()).collect()
@@ -75,7 +59,7 @@ fn ucb_suggestions_keep_off_the_bounds_the_front_never_reached() {
     };
     let mut ucb = 0;
     for seed in 0..3 {
-        let mut s = study(unit_floats(2), metrics(), Algorithm::Default, seed);
+        let mut s = study(unit_space(2), metrics(), Algorithm::Default, seed);
         // the first 4 are the quasi-random design
         for (i, (x, odd)) in drive(&mut s, 30, f).into_iter().enumerate().skip(4) {
             if odd {
@@ -103,7 +87,7 @@ fn a_bound_the_front_reaches_is_open_to_the_ucb_suggestions() {
         metric("f1", Direction::Minimize),
         metric("f2", Direction::Minimize),
     ];
-    let mut s = study(unit_floats(3), metrics, Algorithm::Default, 0);
+    let mut s = study(unit_space(3), metrics, Algorithm::Default, 0);
     let run = drive(&mut s, 40, f);
     assert!(
         run.iter().any(|(x, _)| x[0] > 0.8),

@@ -96,6 +96,23 @@ pub(crate) fn mixed_space() -> SearchSpace {
     s
 }
 
+/// `dims` floats on [0, 1], named `x0`, `x1`, ….
+pub(crate) fn unit_space(dims: usize) -> SearchSpace {
+    let mut s = SearchSpace::new();
+    for i in 0..dims {
+        s.add(
+            format!("x{i}"),
+            ParamSpec::Float {
+                lo: 0.0,
+                hi: 1.0,
+                log: false,
+            },
+        )
+        .unwrap();
+    }
+    s
+}
+
 /// A study with the default algorithm's work caps lowered for debug builds.
 pub(crate) fn study(
     space: SearchSpace,

@@ -7,7 +7,7 @@ use sweeper_sampler::{
     Algorithm, ParamSpec, ParamValue, SamplerError, SearchSpace, Study, TrialState,
 };
 
-use crate::{evaluate, metric, mixed_space, objective, study, two_metrics, values};
+use crate::{evaluate, metric, mixed_space, objective, study, two_metrics, unit_space, values};
 
 /// Drives a study for `rounds` batches of `batch`, leaving the last batch pending.
 fn drive(s: &mut Study, rounds: usize, batch: usize) -> Vec<String> {
@@ -230,19 +230,7 @@ fn grid_covers_every_point_once() {
 
 #[test]
 fn grid_refuses_a_huge_space() {
-    let mut space = SearchSpace::new();
-    for i in 0..12 {
-        space
-            .add(
-                format!("x{i}"),
-                ParamSpec::Float {
-                    lo: 0.0,
-                    hi: 1.0,
-                    log: false,
-                },
-            )
-            .unwrap();
-    }
+    let space = unit_space(12);
     assert!(matches!(
         Study::new(space, objective(), Algorithm::Grid, 0),
         Err(SamplerError::GridTooLarge { .. })
