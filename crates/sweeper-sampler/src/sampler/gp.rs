@@ -503,6 +503,27 @@ impl Gp {
     }
 }
 
+impl Pred {
+    /// Appends the `m2` points of `other` (a prediction with as many rows of `v`) after
+    /// this prediction's `m` points.
+    pub(super) fn append_columns(&mut self, m: usize, other: Pred, m2: usize) {
+        let rows = self.v.len() / m.max(1);
+        debug_assert_eq!(
+            other.v.len(),
+            rows * m2,
+            "both predictions have the same rows"
+        );
+        let mut v = Vec::with_capacity(rows * (m + m2));
+        for i in 0..rows {
+            v.extend_from_slice(&self.v[i * m..(i + 1) * m]);
+            v.extend_from_slice(&other.v[i * m2..(i + 1) * m2]);
+        }
+        self.v = v;
+        self.mean.extend(other.mean);
+        self.var.extend(other.var);
+    }
+}
+
 /// Standard-normal quantile (Acklam's rational approximation, |error| < 1.2e-9).
 pub(super) fn norm_quantile(p: f64) -> f64 {
     const A: [f64; 6] = [

@@ -2,6 +2,7 @@
 
 mod degenerate;
 mod edges;
+mod lines;
 mod study;
 
 use std::collections::BTreeMap;
