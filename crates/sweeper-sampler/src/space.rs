@@ -204,6 +204,31 @@ impl Dim {
             _ => 1,
         }
     }
+
+    /// The coordinate at unit position `x` in `[0, 1)`: a float's unit coordinate, an
+    /// integer uniform over its range (over its log range when `log`), a level's index.
+    pub(crate) fn at_unit(&self, x: f64) -> f64 {
+        match self {
+            Dim::Float { .. } => x.clamp(0.0, 1.0),
+            Dim::Int { lo, hi, log } => {
+                let v = if *log {
+                    // uniform over the log range, each integer owning its log interval
+                    let a = (*lo as f64 - 0.5).max(0.5).ln();
+                    let b = (*hi as f64 + 0.5).ln();
+                    (a + x * (b - a)).exp().round()
+                } else {
+                    (*lo as f64 + (x * ((hi - lo) as f64 + 1.0)).floor()).round()
+                };
+                v.clamp(*lo as f64, *hi as f64)
+            }
+            Dim::Discrete { values, .. } => {
+                ((x * values.len() as f64) as usize).min(values.len() - 1) as f64
+            }
+            Dim::Cat { choices } => {
+                ((x * choices.len() as f64) as usize).min(choices.len() - 1) as f64
+            }
+        }
+    }
 }
 
 fn int_feature(v: f64, lo: i64, hi: i64, log: bool) -> f64 {
@@ -435,26 +460,7 @@ impl Domain {
         self.dims
             .iter()
             .zip(u)
-            .map(|((_, d), &x)| match d {
-                Dim::Float { .. } => x.clamp(0.0, 1.0),
-                Dim::Int { lo, hi, log } => {
-                    let v = if *log {
-                        // uniform over the log range, each integer owning its log interval
-                        let a = (*lo as f64 - 0.5).max(0.5).ln();
-                        let b = (*hi as f64 + 0.5).ln();
-                        (a + x * (b - a)).exp().round()
-                    } else {
-                        (*lo as f64 + (x * ((hi - lo) as f64 + 1.0)).floor()).round()
-                    };
-                    v.clamp(*lo as f64, *hi as f64)
-                }
-                Dim::Discrete { values, .. } => {
-                    ((x * values.len() as f64) as usize).min(values.len() - 1) as f64
-                }
-                Dim::Cat { choices } => {
-                    ((x * choices.len() as f64) as usize).min(choices.len() - 1) as f64
-                }
-            })
+            .map(|((_, d), &x)| d.at_unit(x))
             .collect()
     }
 

@@ -789,22 +789,26 @@ impl DefaultSampler {
     }
 
     /// [`LINE_POINTS`] points on each dimension's line through `point`: `point` with that
-    /// one coordinate redrawn uniformly (a float in its unit interval, an integer among its
-    /// values, a discrete or categorical level among its levels). Points equal to `point`
-    /// or to each other may occur; the caller's filters drop them.
+    /// one coordinate redrawn as a random point draws it (a float uniform in its unit
+    /// interval, a log integer uniform over its log range), except that a linear integer
+    /// and a level index are drawn exactly, uniform among their values. The draws are with
+    /// replacement: points equal to `point` or to each other occur (a dimension of three
+    /// levels gives at most two new points), and the caller's filters drop them.
     fn lines_through(&mut self, dom: &Domain, point: &[f64]) -> Vec<Vec<f64>> {
         let mut out = Vec::with_capacity(dom.dims.len() * LINE_POINTS);
         for (j, (_, dim)) in dom.dims.iter().enumerate() {
             for _ in 0..LINE_POINTS {
                 let mut p = point.to_vec();
                 p[j] = match dim {
-                    Dim::Float { .. } => self.rng.uniform(),
-                    Dim::Int { lo, hi, .. } => {
-                        let span = hi.abs_diff(*lo) as usize + 1;
-                        (*lo as f64) + self.rng.below(span) as f64
+                    Dim::Int { lo, hi, log: false } => {
+                        // the width is at most 2^52 (the space's check), so it fits
+                        let span = usize::try_from(hi.abs_diff(*lo))
+                            .map_or(usize::MAX, |w| w.saturating_add(1));
+                        (*lo as f64 + self.rng.below(span) as f64).clamp(*lo as f64, *hi as f64)
                     }
                     Dim::Discrete { values, .. } => self.rng.below(values.len()) as f64,
                     Dim::Cat { choices } => self.rng.below(choices.len()) as f64,
+                    Dim::Float { .. } | Dim::Int { .. } => dim.at_unit(self.rng.uniform()),
                 };
                 out.push(p);
             }
@@ -1154,8 +1158,94 @@ impl Sampler for DefaultSampler {
 
 #[cfg(test)]
 mod tests {
-    use super::{EDGE_MARGIN, History, edge_bounds, nondominated_columns};
+    use super::{
+        DefaultSampler, EDGE_MARGIN, History, LINE_POINTS, edge_bounds, nondominated_columns,
+    };
+    use crate::rng::Rng;
     use crate::space::{Domain, ParamSpec, SearchSpace};
+
+    /// Every point of the lines is a point of the space that differs from the member in
+    /// one coordinate at most, and a log integer's line is spread over its log range.
+    #[test]
+    fn lines_are_points_of_the_space_one_coordinate_away() {
+        let mut space = SearchSpace::new();
+        let specs = [
+            (
+                "f",
+                ParamSpec::Float {
+                    lo: -2.0,
+                    hi: 3.0,
+                    log: false,
+                },
+            ),
+            (
+                "lr",
+                ParamSpec::Float {
+                    lo: 1e-4,
+                    hi: 1e-1,
+                    log: true,
+                },
+            ),
+            (
+                "batch",
+                ParamSpec::Int {
+                    lo: 1,
+                    hi: 1024,
+                    log: true,
+                },
+            ),
+            (
+                "offset",
+                ParamSpec::Int {
+                    lo: -7,
+                    hi: 5,
+                    log: false,
+                },
+            ),
+            (
+                "tp",
+                ParamSpec::Discrete {
+                    values: vec![1.0, 2.0, 4.0, 8.0],
+                    log: true,
+                },
+            ),
+            (
+                "router",
+                ParamSpec::Categorical {
+                    choices: vec!["a".into(), "b".into(), "c".into()],
+                },
+            ),
+        ];
+        for (name, spec) in specs {
+            space.add(name, spec).unwrap();
+        }
+        let domain = Domain::new(&space);
+        let mut sampler = DefaultSampler::new(11, 2);
+        let mut rng = Rng::new(4, 4);
+        let mut low_batches = 0;
+        for _ in 0..3 {
+            let member = domain.random(&mut rng);
+            let lines = sampler.lines_through(&domain, &member);
+            assert_eq!(lines.len(), 6 * LINE_POINTS);
+            for (i, p) in lines.iter().enumerate() {
+                assert!(domain.contains(p), "{p:?} is not a point of the space");
+                let changed: Vec<usize> = (0..p.len()).filter(|&j| p[j] != member[j]).collect();
+                assert!(
+                    changed.iter().all(|&j| j == i / LINE_POINTS),
+                    "{changed:?} at {i}"
+                );
+                if i / LINE_POINTS == 2 && p[2] <= 32.0 {
+                    low_batches += 1;
+                }
+            }
+        }
+        // log-uniform over 1..=1024 puts about 55% of the draws at 32 or below (48 draws:
+        // about 26); uniform over the values would put 3% there (about 1.5)
+        assert!(
+            low_batches >= 12,
+            "{low_batches} of 48 batch draws at 32 or below"
+        );
+    }
 
     #[test]
     fn edge_bounds_open_only_the_faces_a_front_point_lies_at() {

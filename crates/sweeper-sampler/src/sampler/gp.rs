@@ -504,13 +504,14 @@ impl Gp {
 }
 
 impl Pred {
-    /// Appends the `m2` points of `other` (a prediction with as many rows of `v`) after
-    /// this prediction's `m` points.
+    /// Appends the `m2` points of `other` (a prediction with as many rows of `v`, i.e.
+    /// conditioned on the same points) after this prediction's `m` points.
     pub(super) fn append_columns(&mut self, m: usize, other: Pred, m2: usize) {
-        let rows = self.v.len() / m.max(1);
-        debug_assert_eq!(
-            other.v.len(),
-            rows * m2,
+        assert!(m > 0 && m2 > 0, "both predictions hold points");
+        let rows = self.v.len() / m;
+        assert_eq!(
+            (self.v.len(), other.v.len()),
+            (rows * m, rows * m2),
             "both predictions have the same rows"
         );
         let mut v = Vec::with_capacity(rows * (m + m2));
@@ -595,6 +596,40 @@ mod tests {
                 "{i}: {num} vs {}",
                 g[i]
             );
+        }
+    }
+
+    /// Two sets of points predicted and conditioned on a pending point apart, then joined,
+    /// read the same as the union predicted and conditioned at once.
+    #[test]
+    fn appended_conditioned_predictions_equal_the_joint_one() {
+        let mut rng = Rng::new(3, 3);
+        let (n, d) = (7, 2);
+        let x: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
+        let y: Vec<f64> = x.chunks(d).map(|a| a[0] - a[1] * a[1]).collect();
+        let g = Gp::new(&x, d, &y, &[0.1, -6.0, -0.5, -0.3]);
+        let (m, m2) = (5, 3);
+        let xa: Vec<f64> = (0..m * d).map(|_| rng.uniform()).collect();
+        let xb: Vec<f64> = (0..m2 * d).map(|_| rng.uniform()).collect();
+        let xab: Vec<f64> = xa.iter().chain(&xb).copied().collect();
+        let p = [0.4, 0.6];
+        let single = g.predict(&p, 1);
+        let mut joint = g.predict(&xab, m + m2);
+        g.condition(&mut joint, &single.v, single.var[0], &g.kernel_to(&xab, &p));
+        let mut a = g.predict(&xa, m);
+        g.condition(&mut a, &single.v, single.var[0], &g.kernel_to(&xa, &p));
+        let mut b = g.predict(&xb, m2);
+        g.condition(&mut b, &single.v, single.var[0], &g.kernel_to(&xb, &p));
+        a.append_columns(m, b, m2);
+        for (got, want) in [
+            (&a.mean, &joint.mean),
+            (&a.var, &joint.var),
+            (&a.v, &joint.v),
+        ] {
+            assert_eq!(got.len(), want.len());
+            for (u, w) in got.iter().zip(want.iter()) {
+                assert!((u - w).abs() < 1e-12, "{u} vs {w}");
+            }
         }
     }
 
