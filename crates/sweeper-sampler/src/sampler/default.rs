@@ -152,7 +152,9 @@ const AXIS_MEMBERS: usize = 2;
 /// the feasibility model too), the best remaining one is suggested as it is.
 const EDGE_MARGIN: f64 = 0.01;
 /// Values drawn on each dimension's line through the first member of a two-metric batch,
-/// added to the candidates of the members after it. Why: those members are unrefined
+/// added to the candidates of the members after it. (The first member the models choose:
+/// a batch that still holds quasi-random points of the initial design draws the lines
+/// through its first model member, which may then be an axis member.) Why: those members are unrefined
 /// candidates, and on ZDT1 (whose front lies where five of six floats are exactly 0) the
 /// candidates held no point near the front that the refined first member had found: of the
 /// members after it, the batch made on 24 observations put a median `g` of 1.13–1.65 (1.0
