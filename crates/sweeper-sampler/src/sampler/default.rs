@@ -152,25 +152,25 @@ const AXIS_MEMBERS: usize = 2;
 /// the feasibility model too), the best remaining one is suggested as it is.
 const EDGE_MARGIN: f64 = 0.01;
 /// Values drawn on each dimension's line through the first member of a two-metric batch,
-/// added to the candidates of the members after it. (The first member the models choose:
-/// a batch that still holds quasi-random points of the initial design draws the lines
-/// through its first model member, which may then be an axis member.) Why: those members are unrefined
-/// candidates, and on ZDT1 (whose front lies where five of six floats are exactly 0) the
-/// candidates held no point near the front that the refined first member had found: of the
-/// members after it, the batch made on 24 observations put a median `g` of 1.13–1.65 (1.0
-/// is the front; 3.58 for the axis member of the first metric, `f1 = x0`, which ignores
-/// `g`) against the first member's 1.00. The first member changed in one
-/// coordinate is a point that keeps what it got right, the neighbourhood a person tuning a
+/// added to the candidates of the members after it. (The first member the models choose: a
+/// batch that still holds quasi-random points of the initial design draws the lines through
+/// its first model member, which may then be an axis member.) Why: those members are
+/// unrefined candidates, and on ZDT1 (whose front lies where five of six floats are exactly
+/// 0) the candidates held no point near the front that the refined first member had found:
+/// of the members after it, the batch made on 24 observations put a median `g` of 1.13–1.65
+/// (1.0 is the front; 3.58 for the axis member of the first metric, `f1 = x0`, which
+/// ignores `g`) against the first member's 1.00. The first member changed in one coordinate
+/// is a point that keeps what it got right, the neighbourhood a person tuning a
 /// configuration tries first ("this one, with another batch size"); with these lines four
 /// of those five members reach `g` = 1.00 (median). Measured with 200 seeds, paired by seed
 /// (`benches/peers/sampler_paired.py`), against the default without them, batch 8: ZDT1
 /// +0.043 (t 14.2) / +0.004 (t 8.3) at 30 / 50 trials, its 30-trial median 0.911 → 0.947;
-/// serving +0.002 / −0.004 (t 0.3 / −0.7; with 1,000 seeds +0.001 / −0.005, t 0.5 /
-/// −2.0), the kernel +0.002 / +0.003 (t 0.3 / 0.4). Tried and not kept: mutations of the
-/// first member instead of (or with) the lines (ZDT1 +0.037 / +0.042, serving 50 / 8
-/// −0.010 either way); 8 or 32 values a line (ZDT1 +0.038 / +0.041, serving 50 / 8 −0.019
-/// / −0.007); float lines only (serving 50 / 8 −0.011); lines through every member
-/// (ZDT1 +0.039, the kernel 50 / 8 −0.015, t −2.1).
+/// serving +0.002 / −0.004 (t 0.3 / −0.7; with 1,000 seeds +0.001 / −0.005, t 0.5 / −2.0),
+/// the kernel +0.002 / +0.003 (t 0.3 / 0.4). Tried and not kept: mutations of the first
+/// member instead of (or with) the lines (ZDT1 +0.037 / +0.042, serving 50 / 8 −0.010
+/// either way); 8 or 32 values a line (ZDT1 +0.038 / +0.041, serving 50 / 8 −0.019 /
+/// −0.007); float lines only (serving 50 / 8 −0.011); lines through every member (ZDT1
+/// +0.039, the kernel 50 / 8 −0.015, t −2.1).
 const LINE_POINTS: usize = 16;
 /// Best candidates a refined member's pattern search starts from.
 const REFINE_STARTS: usize = 2;
@@ -1224,7 +1224,7 @@ mod tests {
         let domain = Domain::new(&space);
         let mut sampler = DefaultSampler::new(11, 2);
         let mut rng = Rng::new(4, 4);
-        let mut low_batches = 0;
+        let mut low_draws = 0;
         for _ in 0..3 {
             let member = domain.random(&mut rng);
             let lines = sampler.lines_through(&domain, &member);
@@ -1237,15 +1237,15 @@ mod tests {
                     "{changed:?} at {i}"
                 );
                 if i / LINE_POINTS == 2 && p[2] <= 32.0 {
-                    low_batches += 1;
+                    low_draws += 1;
                 }
             }
         }
         // log-uniform over 1..=1024 puts about 55% of the draws at 32 or below (48 draws:
         // about 26); uniform over the values would put 3% there (about 1.5)
         assert!(
-            low_batches >= 12,
-            "{low_batches} of 48 batch draws at 32 or below"
+            low_draws >= 12,
+            "{low_draws} of 48 batch draws at 32 or below"
         );
     }
 
