@@ -20,7 +20,14 @@ const LS_BOUNDS: (f64, f64) = (-4.6, 3.0);
 /// Prior means and standard deviations (log space).
 const AMP_PRIOR: (f64, f64) = (0.0, 1.0);
 const NOISE_PRIOR: (f64, f64) = (-6.9, 2.0);
-const LS_PRIOR: (f64, f64) = (-0.7, 1.0);
+/// Standard deviation of the log-lengthscale prior; its mean is the fit's
+/// [`FitCaps::ls_mean`].
+const LS_PRIOR_SD: f64 = 1.0;
+/// The usual mean of the log-lengthscale prior (lengthscale 0.5 of the unit cube).
+pub(super) const LS_MEAN: f64 = -0.7;
+/// A long one (lengthscale 1.65), for the default algorithm's hedge member (see its
+/// `HEDGE_UNTIL`).
+pub(super) const LONG_LS_MEAN: f64 = 0.5;
 
 /// Work caps of one fit.
 #[derive(Debug, Clone, Copy)]
@@ -33,6 +40,8 @@ pub(super) struct FitCaps {
     pub(super) restarts: usize,
     /// Data size up to which the restarts run.
     pub(super) restart_below: usize,
+    /// Mean of the log-lengthscale prior ([`LS_MEAN`] or [`LONG_LS_MEAN`]).
+    pub(super) ls_mean: f64,
 }
 
 fn bounds(d: usize) -> (Vec<f64>, Vec<f64>) {
@@ -44,9 +53,9 @@ fn bounds(d: usize) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// The prior-mode hyperparameters.
-pub(super) fn default_theta(d: usize) -> Vec<f64> {
+pub(super) fn default_theta(d: usize, ls_mean: f64) -> Vec<f64> {
     let mut t = vec![AMP_PRIOR.0, NOISE_PRIOR.0];
-    t.extend(std::iter::repeat_n(LS_PRIOR.0, d));
+    t.extend(std::iter::repeat_n(ls_mean, d));
     t
 }
 
@@ -81,7 +90,7 @@ impl Pairs {
 }
 
 /// Negative log marginal likelihood plus negative log prior, and its gradient.
-fn objective(p: &Pairs, y: &[f64], theta: &[f64]) -> (f64, Vec<f64>) {
+fn objective(p: &Pairs, y: &[f64], theta: &[f64], ls_mean: f64) -> (f64, Vec<f64>) {
     let (n, d) = (p.n, p.d);
     let amp = theta[0].exp();
     let noise = theta[1].exp();
@@ -153,7 +162,7 @@ fn objective(p: &Pairs, y: &[f64], theta: &[f64]) -> (f64, Vec<f64>) {
         let (m, s) = match i {
             0 => AMP_PRIOR,
             1 => NOISE_PRIOR,
-            _ => LS_PRIOR,
+            _ => (ls_mean, LS_PRIOR_SD),
         };
         let z = (t - m) / s;
         lp -= 0.5 * z * z;
@@ -287,16 +296,16 @@ pub(super) fn fit(
 ) -> Vec<f64> {
     let pairs = Pairs::new(x, n, d);
     let (lo, hi) = bounds(d);
-    let mut f = |t: &[f64]| objective(&pairs, y, t);
+    let mut f = |t: &[f64]| objective(&pairs, y, t, caps.ls_mean);
     let mut starts: Vec<(Vec<f64>, usize)> = Vec::new();
     match warm {
         Some(w) if w.len() == d + 2 => {
             starts.push((w.to_vec(), caps.warm_iters));
             if n <= caps.restart_below {
-                starts.push((default_theta(d), caps.cold_iters));
+                starts.push((default_theta(d, caps.ls_mean), caps.cold_iters));
             }
         }
-        _ => starts.push((default_theta(d), caps.cold_iters)),
+        _ => starts.push((default_theta(d, caps.ls_mean), caps.cold_iters)),
     }
     if n <= caps.restart_below {
         for _ in 0..caps.restarts {
@@ -315,7 +324,7 @@ pub(super) fn fit(
             best = Some((t, v));
         }
     }
-    best.map_or_else(|| default_theta(d), |(t, _)| t)
+    best.map_or_else(|| default_theta(d, caps.ls_mean), |(t, _)| t)
 }
 
 /// A conditioned Gaussian process (the Cholesky factor of the training kernel).
@@ -583,14 +592,15 @@ mod tests {
         let y: Vec<f64> = (0..n).map(|i| (3.0 * x[i * d]).sin()).collect();
         let p = Pairs::new(&x, n, d);
         let theta: Vec<f64> = (0..d + 2).map(|i| -0.5 + 0.1 * i as f64).collect();
-        let (_, g) = objective(&p, &y, &theta);
+        let (_, g) = objective(&p, &y, &theta, LS_MEAN);
         for i in 0..theta.len() {
             let h = 1e-6;
             let mut a = theta.clone();
             a[i] += h;
             let mut b = theta.clone();
             b[i] -= h;
-            let num = (objective(&p, &y, &a).0 - objective(&p, &y, &b).0) / (2.0 * h);
+            let num =
+                (objective(&p, &y, &a, LS_MEAN).0 - objective(&p, &y, &b, LS_MEAN).0) / (2.0 * h);
             assert!(
                 (num - g[i]).abs() < 1e-4 * num.abs().max(1.0),
                 "{i}: {num} vs {}",
@@ -651,6 +661,7 @@ mod tests {
             warm_iters: 20,
             restarts: 1,
             restart_below: 30,
+            ls_mean: LS_MEAN,
         };
         let theta = fit(&x, n, d, &y, None, &mut rng, caps);
         let gp = Gp::new(&x, d, &y, &theta);

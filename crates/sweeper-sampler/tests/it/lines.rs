@@ -10,16 +10,16 @@ use sweeper_sampler::{Algorithm, Study, Trial};
 
 use crate::{metric, study, unit_space};
 
-fn coords(t: &Trial) -> Vec<f64> {
+pub(crate) fn coords(t: &Trial) -> Vec<f64> {
     t.params.iter().map(|(_, v)| v.as_f64().unwrap()).collect()
 }
 
 /// ZDT1's distance term: 1 on the front, more away from it.
-fn g(x: &[f64]) -> f64 {
+pub(crate) fn g(x: &[f64]) -> f64 {
     1.0 + 9.0 * x[1..].iter().sum::<f64>() / (x.len() - 1) as f64
 }
 
-fn zdt1(x: &[f64]) -> BTreeMap<String, f64> {
+pub(crate) fn zdt1(x: &[f64]) -> BTreeMap<String, f64> {
     let f1 = x[0];
     let g = g(x);
     BTreeMap::from([

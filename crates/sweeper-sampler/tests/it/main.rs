@@ -2,6 +2,7 @@
 
 mod degenerate;
 mod edges;
+mod hedge;
 mod lines;
 mod study;
 
