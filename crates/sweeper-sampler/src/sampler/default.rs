@@ -172,26 +172,34 @@ const EDGE_MARGIN: f64 = 0.01;
 /// −0.007); float lines only (serving 50 / 8 −0.011); lines through every member (ZDT1
 /// +0.039, the kernel 50 / 8 −0.015, t −2.1).
 const LINE_POINTS: usize = 16;
-/// Two metrics, batch > 1, at most this many feasible observations: the batch hedges its
-/// lengthscale prior. Its first model member is chosen (greedily, and refined) by each
-/// metric's model refitted under a long lengthscale prior ([`gp::LONG_LS_MEAN`]); every
-/// member after it, and the conditioning on the first, use the usual models. Why: on few
-/// observations the prior, not the data, sets the lengthscales, and no one prior serves
-/// every problem. The usual short one makes the model fall back to its mean a short way
-/// from the data, so it never predicts that a trend goes on to the bound: on ZDT1 (best
-/// where five of six floats are exactly 0) the batch made on 16 observations put its first
-/// member at a median `g` of 1.32 where Optuna's GP sampler puts several at 1.00. The long
-/// prior alone fixes that (ZDT1 30 / 8 median 0.947 → 0.970) but costs the kernel 0.037 /
-/// 0.028 at 30 / 50 trials, batch 8 (t −3.2 / −2.5, 100 seeds), the kernel at 30 / 1
-/// 0.029, and DTLZ2 and four objectives 0.035–0.087 in every cell (see the sampler README).
-/// One member a batch gets most of the gain at none of the cost; beyond 40 observations
-/// the data, not the prior, sets the lengthscales (and 40 is where [`refit_due`] stops
-/// refitting at every call, so the second fit stays in the cheap regime). Measured against
-/// the default without it, paired by seed, batch 8, 30 / 50 trials: ZDT1 +0.013 / +0.0015
-/// (t 4.6 / 3.6, 100 seeds; the 30-trial median 0.947 → 0.962; seeds 0–59 0.963 against
-/// the GP sampler's 0.958, share 0.62, p 0.02), serving −0.003 / +0.001 and the kernel
-/// −0.002 / −0.002 (every t within ±0.7, 400 seeds). Up to 16 observations instead: ZDT1
-/// +0.011 (t 4.1); up to 8: +0.002. Batch 1 and three or more metrics are unchanged.
+/// Two metrics, batch > 1, a space with a float, at most this many feasible
+/// observations: the batch hedges its lengthscale prior. Its first model member is chosen
+/// (greedily, and refined) by each metric's model refitted under a long lengthscale prior
+/// ([`gp::LONG_LS_MEAN`]); every member after it, and the conditioning on the first, use
+/// the usual models.
+///
+/// Why: on few observations the prior, not the data, sets the lengthscales, and no one
+/// prior serves every problem. The usual short one makes the model fall back to its mean
+/// a short way from the data, so it never predicts that a trend goes on to the bound: on
+/// ZDT1 (best where five of six floats are exactly 0) the batch made on 16 observations put
+/// its first member at a median `g` of 1.32 where Optuna's GP sampler puts several at
+/// 1.00. The long prior for every member fixes that (ZDT1 30 / 8 median 0.947 → 0.970) but
+/// costs the kernel 0.037 / 0.028 at 30 / 50 trials, batch 8 (t −3.2 / −2.5, 100 seeds),
+/// the kernel at 30 / 1 0.029, and DTLZ2 and four objectives 0.035–0.087 in every cell
+/// (see the sampler README). One member a batch keeps most of the gain. Beyond 40
+/// observations the data, not the prior, sets the lengthscales (and 40 is where
+/// [`refit_due`] stops refitting at every call, so the second fit stays in the cheap
+/// regime). Not in a space without a float: what it fixes is a trend running on to the end
+/// of a continuous range, and on the two aiconfigurator spaces (integers, levels and a
+/// categorical only) it cost Llama 3.1 70B at 10 / 20 trials, batch 8, 0.015 / 0.022 (t
+/// −1.9 / −2.2, 100 seeds).
+///
+/// Measured against the default without it, paired by seed, batch 8, 30 / 50 trials: ZDT1
+/// +0.013 / +0.0015 (t 4.6 / 3.6, 100 seeds; the 30-trial median 0.947 → 0.962; seeds
+/// 0–59 0.963 against the GP sampler's 0.958, share 0.62, p 0.02), serving −0.003 /
+/// +0.001 (t −0.7 / 0.3, 400 seeds); the kernel and the aiconfigurator spaces (no float),
+/// batch 1 and three or more metrics are unchanged. Up to 16 observations instead of 40:
+/// ZDT1 +0.011 (t 4.1); up to 8: +0.002.
 const HEDGE_UNTIL: usize = 40;
 /// Best candidates a refined member's pattern search starts from.
 const REFINE_STARTS: usize = 2;
@@ -1065,7 +1073,8 @@ impl Sampler for DefaultSampler {
         let mut ok = models.feasible(&xc, m);
         let mut used = vec![false; m];
         let mut first = true;
-        let mut long = if kmetrics == 2 && count > 1 && feasible.len() <= HEDGE_UNTIL {
+        let has_float = dom.dims.iter().any(|(_, d)| matches!(d, Dim::Float { .. }));
+        let mut long = if kmetrics == 2 && count > 1 && has_float && feasible.len() <= HEDGE_UNTIL {
             Some(self.long_models(history, &feasible, &pending, &models))
         } else {
             None
