@@ -172,11 +172,12 @@ const EDGE_MARGIN: f64 = 0.01;
 /// −0.007); float lines only (serving 50 / 8 −0.011); lines through every member (ZDT1
 /// +0.039, the kernel 50 / 8 −0.015, t −2.1).
 const LINE_POINTS: usize = 16;
-/// Two metrics, batch > 1, a space with a float, at most this many feasible
-/// observations: the batch hedges its lengthscale prior. Its first model member is chosen
-/// (greedily, and refined) by each metric's model refitted under a long lengthscale prior
-/// ([`gp::LONG_LS_MEAN`]); every member after it, and the conditioning on the first, use
-/// the usual models.
+/// Two metrics, batch > 1 (no initial-design point in it), a space with a float, at
+/// most this many feasible observations: the batch hedges its lengthscale prior. Its first
+/// member is chosen (greedily, and refined) by each metric's model refitted under a long
+/// lengthscale prior ([`gp::LONG_LS_MEAN`]); every member after it, and the conditioning
+/// on the first, use the usual models. (The long models share the usual ones' weights and
+/// their beliefs about trials still running from earlier calls.)
 ///
 /// Why: on few observations the prior, not the data, sets the lengthscales, and no one
 /// prior serves every problem. The usual short one makes the model fall back to its mean
@@ -187,12 +188,13 @@ const LINE_POINTS: usize = 16;
 /// costs the kernel 0.037 / 0.028 at 30 / 50 trials, batch 8 (t −3.2 / −2.5, 100 seeds),
 /// the kernel at 30 / 1 0.029, and DTLZ2 and four objectives 0.035–0.087 in every cell
 /// (see the sampler README). One member a batch keeps most of the gain. Beyond 40
-/// observations the data, not the prior, sets the lengthscales (and 40 is where
-/// [`refit_due`] stops refitting at every call, so the second fit stays in the cheap
-/// regime). Not in a space without a float: what it fixes is a trend running on to the end
-/// of a continuous range, and on the two aiconfigurator spaces (integers, levels and a
-/// categorical only) it cost Llama 3.1 70B at 10 / 20 trials, batch 8, 0.015 / 0.022 (t
-/// −1.9 / −2.2, 100 seeds).
+/// observations the data, not the prior, sets the lengthscales; up to 40 [`refit_due`]
+/// refits the usual models at every call too, so the second fit costs what the first does,
+/// at the sizes where fits are cheap (ZDT1 at 30 / 8 went from 10.7 to 11.1 ms a
+/// suggestion, median). Not in a space without a float: what it fixes is a trend running
+/// on to the end of a continuous range, and on the two aiconfigurator spaces (integers,
+/// levels and a categorical only) it cost Llama 3.1 70B at 10 / 20 trials, batch 8, 0.015 /
+/// 0.022 (t −1.9 / −2.2, 100 seeds).
 ///
 /// Measured against the default without it, paired by seed, batch 8, 30 / 50 trials: ZDT1
 /// +0.013 / +0.0015 (t 4.6 / 3.6, 100 seeds; the 30-trial median 0.947 → 0.962; seeds
@@ -255,7 +257,8 @@ pub(crate) struct DefaultSampler {
     /// Number of observations at each metric's last fit (then the feasibility model's).
     fitted_at: Vec<usize>,
     /// Last fitted `θ` per metric under the long lengthscale prior (see [`HEDGE_UNTIL`]),
-    /// and the number of observations at each of those fits.
+    /// the next such fit's warm start, and the number of observations at each of those
+    /// fits.
     #[serde(default)]
     long_hyper: Vec<Option<Vec<f64>>>,
     #[serde(default)]
@@ -663,7 +666,9 @@ impl DefaultSampler {
         let mut caps = self.caps();
         if long {
             caps.ls_mean = gp::LONG_LS_MEAN;
-            if self.long_hyper.len() != self.hyper.len() {
+            if self.long_hyper.len() != self.hyper.len()
+                || self.long_fitted_at.len() != self.hyper.len()
+            {
                 self.long_hyper = vec![None; self.hyper.len()];
                 self.long_fitted_at = vec![0; self.hyper.len()];
             }
@@ -1074,7 +1079,14 @@ impl Sampler for DefaultSampler {
         let mut used = vec![false; m];
         let mut first = true;
         let has_float = dom.dims.iter().any(|(_, d)| matches!(d, Dim::Float { .. }));
-        let mut long = if kmetrics == 2 && count > 1 && has_float && feasible.len() <= HEDGE_UNTIL {
+        // (not when the batch already holds initial-design points: its first model member
+        // is then an axis or UCB member, whose weights the long models' copy lacks)
+        let mut long = if kmetrics == 2
+            && count > 1
+            && out.is_empty()
+            && has_float
+            && feasible.len() <= HEDGE_UNTIL
+        {
             Some(self.long_models(history, &feasible, &pending, &models))
         } else {
             None
@@ -1272,6 +1284,18 @@ mod tests {
     };
     use crate::rng::Rng;
     use crate::space::{Domain, ParamSpec, SearchSpace};
+
+    /// A state saved before the hedge member's long models existed (no `long_hyper`,
+    /// no `long_fitted_at`) still loads, and resumes with no long fit cached.
+    #[test]
+    fn a_state_saved_without_the_long_models_loads() {
+        let mut saved = crate::sampler::Sampler::save(&DefaultSampler::new(3, 2));
+        let obj = saved.as_object_mut().expect("the state is an object");
+        assert!(obj.remove("long_hyper").is_some());
+        assert!(obj.remove("long_fitted_at").is_some());
+        let back: DefaultSampler = serde_json::from_value(saved).expect("loads");
+        assert!(back.long_hyper.is_empty() && back.long_fitted_at.is_empty());
+    }
 
     /// Every point of the lines is a point of the space that differs from the member in
     /// one coordinate at most, and a log integer's line is spread over its log range.
