@@ -15,6 +15,8 @@
 //! status: wall          (optional: an `exit N, wall T s` line after each command)
 //! drop: TEXT            (optional, repeatable: output lines containing TEXT are left out,
 //!                        e.g. progress lines, whose number depends on the machine's speed)
+//! attempts: N WHY        (optional: the block runs up to N times and matches when one run
+//!                        does; for a tool that is not deterministic, WHY says how)
 //! -->
 //! ```
 //!
@@ -67,6 +69,8 @@ pub(crate) struct Block {
     pub(crate) stderr_prefix: Option<String>,
     pub(crate) status: bool,
     pub(crate) drop: Vec<String>,
+    /// Runs before the block counts as drifted (`attempts:`; 1 without it).
+    pub(crate) attempts: usize,
 }
 
 /// The marked blocks of a markdown text.
@@ -123,11 +127,12 @@ pub(crate) fn blocks(text: &str) -> Result<Vec<Block>, String> {
             stderr_prefix: None,
             status: false,
             drop: Vec::new(),
+            attempts: 1,
         };
         for opt in opts {
             let Some((key, value)) = opt.split_once(':') else {
                 return Err(format!(
-                    "line {at}: transcript `{}`: `{opt}` is not `key: value` (keys: run, setup, needs, venv, stderr, status, drop)",
+                    "line {at}: transcript `{}`: `{opt}` is not `key: value` (keys: run, setup, needs, venv, stderr, status, drop, attempts)",
                     block.name
                 ));
             };
@@ -146,9 +151,21 @@ pub(crate) fn blocks(text: &str) -> Result<Vec<Block>, String> {
                 "stderr" => block.stderr_prefix = Some(unquoted),
                 "status" => block.status = true,
                 "drop" => block.drop.push(value),
+                "attempts" => {
+                    let (n, why) = value.split_once(' ').unwrap_or((value.as_str(), ""));
+                    block.attempts = match n.parse::<usize>() {
+                        Ok(n) if n >= 1 && !why.trim().is_empty() => n,
+                        _ => {
+                            return Err(format!(
+                                "line {at}: transcript `{}`: `attempts: {value}` is not `attempts: N WHY` (N at least 1, then why the tool's output varies)",
+                                block.name
+                            ));
+                        }
+                    };
+                }
                 other => {
                     return Err(format!(
-                        "line {at}: transcript `{}`: unknown key `{other}` (keys: run, setup, needs, venv, stderr, status, drop)",
+                        "line {at}: transcript `{}`: unknown key `{other}` (keys: run, setup, needs, venv, stderr, status, drop, attempts)",
                         block.name
                     ));
                 }
@@ -484,12 +501,18 @@ pub(crate) fn refresh(
             outcomes.insert(block.name.clone(), Outcome::Skipped(why));
             continue;
         }
-        let body = run_block(block, root, sweeper_dir).map_err(|e| format!("{file}: {e}"))?;
-        let (old, new) = (normalised(&block.body), normalised(&body));
-        let outcome = if old == new {
-            Outcome::Same
-        } else {
-            Outcome::Drifted(diff(&old, &new))
+        let old = normalised(&block.body);
+        let mut attempt = 0;
+        let (body, outcome) = loop {
+            attempt += 1;
+            let body = run_block(block, root, sweeper_dir).map_err(|e| format!("{file}: {e}"))?;
+            let new = normalised(&body);
+            if old == new {
+                break (body, Outcome::Same);
+            }
+            if attempt >= block.attempts {
+                break (body, Outcome::Drifted(diff(&old, &new)));
+            }
         };
         outcomes.insert(block.name.clone(), outcome);
         let _old: Vec<String> = lines

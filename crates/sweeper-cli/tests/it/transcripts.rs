@@ -89,4 +89,13 @@ fn transcript_blocks_parse() {
     assert!(err.contains("unknown key `bogus`"), "{err}");
     let err = blocks::blocks("<!-- transcript: three -->\ntext\n").unwrap_err();
     assert!(err.contains("must open a fenced block"), "{err}");
+    assert_eq!(b.attempts, 1);
+    let with =
+        "<!-- transcript: four\nattempts: 3 its router breaks ties at random\n-->\n```\n```\n";
+    assert_eq!(blocks::blocks(with).unwrap()[0].attempts, 3);
+    for bad in ["attempts: 0 why", "attempts: 3", "attempts: x why"] {
+        let text = format!("<!-- transcript: five\n{bad}\n-->\n```\n```\n");
+        let err = blocks::blocks(&text).unwrap_err();
+        assert!(err.contains("is not `attempts: N WHY`"), "{bad}: {err}");
+    }
 }
