@@ -638,6 +638,22 @@ impl Models {
     }
 }
 
+/// The model features of the feasible observations and of the pending points, row-major.
+fn model_inputs(
+    history: &History<'_>,
+    feasible: &[usize],
+    pending: &[Vec<f64>],
+) -> (Vec<f64>, Vec<f64>) {
+    let pts: Vec<Vec<f64>> = feasible
+        .iter()
+        .map(|&i| history.points[i].clone())
+        .collect();
+    (
+        history.domain.features_of(&pts),
+        history.domain.features_of(pending),
+    )
+}
+
 /// Whether hyperparameters last fitted at `at` observations are refitted at `n`: always
 /// while the data set is small, then each time it has grown by a tenth, and beyond 100
 /// observations by a quarter (between refits the last hyperparameters are reused, which
@@ -707,14 +723,8 @@ impl DefaultSampler {
         pending: &[Vec<f64>],
         models: &Models,
     ) -> Models {
-        let dom = history.domain;
-        let d = dom.n_features();
-        let pts: Vec<Vec<f64>> = feasible
-            .iter()
-            .map(|&i| history.points[i].clone())
-            .collect();
-        let x = dom.features_of(&pts);
-        let pend_x = dom.features_of(pending);
+        let d = history.domain.n_features();
+        let (x, pend_x) = model_inputs(history, feasible, pending);
         let n = feasible.len();
         let mut long = models.clone();
         for (mi, z) in models.z.iter().enumerate() {
@@ -735,14 +745,8 @@ impl DefaultSampler {
         infeasible: &[usize],
         pending: &[Vec<f64>],
     ) -> Models {
-        let dom = history.domain;
-        let d = dom.n_features();
-        let pts: Vec<Vec<f64>> = feasible
-            .iter()
-            .map(|&i| history.points[i].clone())
-            .collect();
-        let x = dom.features_of(&pts);
-        let pend_x = dom.features_of(pending);
+        let d = history.domain.n_features();
+        let (x, pend_x) = model_inputs(history, feasible, pending);
         let n = feasible.len();
         let mut gps = Vec::new();
         let mut zs = Vec::new();
@@ -782,7 +786,7 @@ impl DefaultSampler {
         } else {
             let all: Vec<usize> = feasible.iter().chain(infeasible).copied().collect();
             let pts: Vec<Vec<f64>> = all.iter().map(|&i| history.points[i].clone()).collect();
-            let xf = dom.features_of(&pts);
+            let xf = history.domain.features_of(&pts);
             let labels: Vec<f64> = (0..all.len())
                 .map(|j| if j < n { 1.0 } else { -1.0 })
                 .collect();
