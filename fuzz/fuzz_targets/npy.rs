@@ -1,4 +1,4 @@
-//! Fuzz target: `sweeper_cli::fuzzing::npy` on arbitrary bytes.
+//! Fuzz target: `sweeper_tables::fuzzing::npy` on arbitrary bytes.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| sweeper_cli::fuzzing::npy(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| sweeper_tables::fuzzing::npy(data));

@@ -1,4 +1,4 @@
-//! Fuzz target: `sweeper_cli::fuzzing::report` on arbitrary bytes.
+//! Fuzz target: `sweeper_tables::fuzzing::report` on arbitrary bytes.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| sweeper_cli::fuzzing::report(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| sweeper_tables::fuzzing::report(data));

@@ -1,4 +1,4 @@
-//! Fuzz target: `sweeper_cli::fuzzing::reports` on arbitrary bytes.
+//! Fuzz target: `sweeper_tables::fuzzing::reports` on arbitrary bytes.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| sweeper_cli::fuzzing::reports(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| sweeper_tables::fuzzing::reports(data));

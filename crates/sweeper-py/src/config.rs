@@ -2,7 +2,7 @@
 //! `sweeper.ConfigError`.
 //!
 //! A config is read with the checks of `sweeper validate`: `sweeper_goal::parse_all` (every
-//! block's first failure) and then `sweeper_cli::run::check_runnable` (the search space the
+//! block's first failure) and then `sweeper_eval::check_runnable` (the search space the
 //! sampler can hold, the built-in model's presets, the command's program). A failure is one
 //! `ConfigError` whose message is the command's (`FILE: invalid config: ...`, one line per
 //! failing block) and whose attributes are the first failure's.
@@ -43,8 +43,7 @@ pub(crate) fn direction_name(d: Direction) -> &'static str {
 impl Config {
     /// The sampler's search space of the sweep.
     pub(crate) fn search_space(&self) -> PyResult<SearchSpace> {
-        sweeper_cli::run::search_space(&self.config)
-            .map_err(|e| not_runnable(&e, self.path.as_ref()))
+        sweeper_engine::search_space(&self.config).map_err(|e| not_runnable(&e, self.path.as_ref()))
     }
 }
 
@@ -316,9 +315,9 @@ fn from_errors(py: Python<'_>, path: Option<&PathBuf>, errors: &[ConfigError]) -
 /// A config that parses but cannot run (`check_runnable`), as a `ConfigError`.
 /// Its `rule` is `search_space_not_representable` (with the parameter's key path) or
 /// `evaluator_not_runnable` (path `evaluator`).
-pub(crate) fn not_runnable(e: &sweeper_cli::RunError, path: Option<&PathBuf>) -> PyErr {
+pub(crate) fn not_runnable(e: &sweeper_engine::RunError, path: Option<&PathBuf>) -> PyErr {
     let (key, rule) = match e {
-        sweeper_cli::RunError::Space { key, .. } => {
+        sweeper_engine::RunError::Space { key, .. } => {
             (key.as_str(), "search_space_not_representable")
         }
         _ => ("evaluator", "evaluator_not_runnable"),
@@ -354,7 +353,7 @@ pub(crate) fn load(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Config> {
         Source::Text(t) => (sweeper_goal::parse_all(&t), None),
     };
     let config = parsed.map_err(|errors| from_errors(py, path.as_ref(), &errors))?;
-    sweeper_cli::run::check_runnable(&config).map_err(|e| not_runnable(&e, path.as_ref()))?;
+    sweeper_eval::check_runnable(&config).map_err(|e| not_runnable(&e, path.as_ref()))?;
     Ok(Config { config, path })
 }
 
@@ -412,5 +411,5 @@ pub(crate) fn space_from_dict(py: Python<'_>, d: &Bound<'_, PyDict>) -> PyResult
         }
         raise(py, message, first.path(), first.rule(), None, dicts)
     })?;
-    sweeper_cli::run::search_space(&config).map_err(|e| not_runnable(&e, None))
+    sweeper_engine::search_space(&config).map_err(|e| not_runnable(&e, None))
 }

@@ -2,8 +2,8 @@
 //!
 //! **Layer**: beside the command line, on top of every library crate: `sweeper-goal`
 //! (configs and their errors), `sweeper-score` (scoring and the front kernels),
-//! `sweeper-sampler` (the study) and `sweeper-cli` as a library without its binary
-//! (`default-features = false`, `files` for the journal and result files). It adds no
+//! `sweeper-sampler` (the study) and `sweeper-engine`, `sweeper-eval` and `sweeper-tables`
+//! (the run loop, the evaluators a config names, the result files). It adds no
 //! behaviour of its own: every rule stays in the crate that owns it, and this crate only
 //! converts between Python objects and those crates' types.
 //!

@@ -89,7 +89,7 @@ fn score<'py>(
     let mut feasible = Vec::new();
     for (i, item) in reports.try_iter()?.enumerate() {
         let (mut config, report) = row(&item?, i)?;
-        sweeper_cli::run::fill_used_gpus(&mut config, cfg.search_space.used_gpus.as_ref());
+        sweeper_engine::run::fill_used_gpus(&mut config, cfg.search_space.used_gpus.as_ref());
         let c = make_candidate(i, config, &report, objectives, goal.is_pareto());
         if is_feasible(c.used_gpus, budget) {
             feasible.push(c);

@@ -19,12 +19,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
-use sweeper_cli::RunError;
-use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator, RawReport};
-use sweeper_cli::provider::ServingPlanner;
-use sweeper_cli::run::{
-    FileJournal, RunResult, Sweeper, evaluator_for, write_file_atomic, write_outputs,
-};
+use sweeper_engine::provider::ServingPlanner;
+use sweeper_engine::{EvalOutcome, EvalRequest, Evaluator, RawReport};
+use sweeper_engine::{FileJournal, RunError, RunResult, Sweeper};
+use sweeper_eval::evaluator_for;
+use sweeper_tables::{write_file_atomic, write_outputs};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
@@ -135,8 +134,8 @@ fn wait_interruptible(
             stop.store(true, Ordering::SeqCst);
             #[cfg(unix)]
             {
-                sweeper_cli::evaluator::kill_running_evaluators();
-                let _ = sweeper_cli::evaluator::cancel_slurm_jobs();
+                sweeper_eval::kill_running_evaluators();
+                let _ = sweeper_eval::cancel_slurm_jobs();
             }
             interrupt = Some(e);
         }
@@ -291,7 +290,7 @@ fn run<'py>(
     if let Some(e) = interrupt {
         // the engine has returned: later sweeps of this process may use the cluster
         #[cfg(unix)]
-        sweeper_cli::evaluator::resume_slurm_submissions();
+        sweeper_eval::resume_slurm_submissions();
         let how = match &out {
             Some(dir) => format!(
                 "the finished evaluations are in {}; continue with run(config, evaluator, out={:?}, resume=True)",

@@ -4,9 +4,10 @@
 use super::{CliError, CliResult, print_stdout};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use sweeper_cli::evaluator::EvalOutcome;
-use sweeper_cli::provider::ServingPlanner;
-use sweeper_cli::run::{Status, evaluate_candidate, evaluator_for};
+use sweeper_engine::EvalOutcome;
+use sweeper_engine::provider::ServingPlanner;
+use sweeper_engine::run::{Status, evaluate_candidate};
+use sweeper_eval::evaluator_for;
 
 /// Arguments of `sweeper evaluate`.
 #[derive(Debug, clap::Args)]

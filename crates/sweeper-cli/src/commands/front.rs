@@ -5,9 +5,9 @@ use super::{CliError, CliResult, Format};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::Instant;
-use sweeper_cli::input::{InputError, NumericTable, read_numeric_tables};
 use sweeper_goal::Direction;
 use sweeper_score::{ScoreError, front};
+use sweeper_tables::input::{InputError, NumericTable, read_numeric_tables};
 
 const AFTER_HELP: &str = "\
 Rows are numbered from 0 in input order (comment lines, the CSV header and blank lines are not
@@ -158,7 +158,7 @@ pub(crate) fn write_stdout(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> 
 
 /// A number exactly (shortest text that reads back to the same `f64`); `inf`, `-inf`.
 pub(crate) fn exact(x: f64) -> String {
-    sweeper_cli::csv_out::number(x)
+    sweeper_tables::csv_out::number(x)
 }
 
 /// A JSON encoding error as an I/O error, keeping the I/O kind (a closed pipe stays a
@@ -231,7 +231,7 @@ pub(crate) fn write_csv(
     headers: &[String],
     rows: impl Iterator<Item = Vec<String>>,
 ) -> io::Result<()> {
-    sweeper_cli::csv_out::write_records(out, headers, rows)
+    sweeper_tables::csv_out::write_records(out, headers, rows)
 }
 
 /// Rows of the table as `index` then the objective values.

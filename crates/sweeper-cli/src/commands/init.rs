@@ -3,8 +3,8 @@
 use super::{CliError, CliResult, print_stdout};
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use sweeper_cli::builtin::{gpu_presets, model_presets};
 use sweeper_goal::{Objective, Target};
+use sweeper_model::{gpu_presets, model_presets};
 
 /// Arguments of `sweeper init`.
 #[derive(Debug, clap::Args)]

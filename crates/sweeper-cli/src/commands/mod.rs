@@ -125,7 +125,7 @@ pub(crate) fn print_stderr(text: &str) {
     if verbosity() == Verbosity::Quiet && !is_alarm(bare) {
         return;
     }
-    let text = sweeper_cli::text::escape_for_terminal(&format!("{lead}{PREFIX}{bare}"));
+    let text = sweeper_engine::text::escape_for_terminal(&format!("{lead}{PREFIX}{bare}"));
     let mut err = io::stderr().lock();
     let _ = err.write_all(text.as_bytes());
     let _ = err.flush();

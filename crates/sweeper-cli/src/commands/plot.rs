@@ -8,14 +8,14 @@ use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use sweeper_cli::input::{read_bytes, read_numeric_columns, read_reports};
-use sweeper_cli::plot::{
+use sweeper_goal::{Direction, Objective, SweepConfig};
+use sweeper_plot::{
     Chart, Outcome, Param, PlotObjective, PlotOptions, PlotPoint, ScaleRule, best_by_trial_svg,
     frontier_svg, png_from_svg, sla_bounds,
 };
-use sweeper_cli::run::{ResultFile, chart_of, subtitle};
-use sweeper_goal::{Direction, Objective, SweepConfig};
 use sweeper_score::Candidate;
+use sweeper_tables::input::{read_bytes, read_numeric_columns, read_reports};
+use sweeper_tables::{ResultFile, chart_of, subtitle};
 
 const AFTER_HELP: &str = "\
 INPUT is one of:
@@ -298,7 +298,7 @@ fn result_plot(result: &ResultFile, dir: PathBuf) -> Plot {
 
 fn journal_plot(file: &Path, dir: PathBuf) -> Result<Plot, CliError> {
     let config = super::load_config(&dir.join("config.yaml"))?;
-    let result = sweeper_cli::run::result_from_journal(&config, file)
+    let result = sweeper_engine::run::result_from_journal(&config, file)
         .map_err(|e| super::run::run_error(&e))?;
     let title = format!("{} (from the journal)", file.display());
     Ok(result_plot(&ResultFile::new(&config, &result, &title), dir))

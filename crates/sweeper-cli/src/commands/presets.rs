@@ -4,7 +4,7 @@
 use super::{CliError, CliResult, Format, print_stdout, table};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
-use sweeper_cli::builtin::{GpuSpec, ModelSpec, gpu_presets, model_presets};
+use sweeper_model::{GpuSpec, ModelSpec, gpu_presets, model_presets};
 
 /// Arguments of `sweeper presets`.
 #[derive(Debug, clap::Args)]

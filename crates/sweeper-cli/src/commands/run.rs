@@ -7,11 +7,10 @@ use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use sweeper_cli::provider::ServingPlanner;
-use sweeper_cli::run::{
-    FileJournal, Progress, ResultFile, RunError, RunObserver, Sweeper, candidates_csv,
-    evaluator_in, write_file_atomic, write_outputs_with,
-};
+use sweeper_engine::provider::ServingPlanner;
+use sweeper_engine::run::{FileJournal, Progress, RunError, RunObserver, Sweeper};
+use sweeper_eval::evaluator_in;
+use sweeper_tables::{ResultFile, candidates_csv, write_file_atomic, write_outputs_with};
 
 /// Arguments of `sweeper run`.
 #[derive(Debug, clap::Args)]
@@ -221,9 +220,9 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let resume_dir = out_dir.clone();
     let _ = ctrlc::set_handler(move || {
         #[cfg(unix)]
-        sweeper_cli::evaluator::kill_running_evaluators();
+        sweeper_eval::kill_running_evaluators();
         #[cfg(unix)]
-        match sweeper_cli::evaluator::cancel_slurm_jobs() {
+        match sweeper_eval::cancel_slurm_jobs() {
             Ok(ids) if ids.is_empty() => {}
             Ok(ids) => super::print_stderr(&format!(
                 "\nsweeper: cancelled {} Slurm job{} ({}); --resume submits them again\n",
@@ -304,7 +303,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             .reasons
             .iter()
             .take(3)
-            .map(|(r, n)| format!("{} ({n})", sweeper_cli::text::escape_controls(r)))
+            .map(|(r, n)| format!("{} ({n})", sweeper_engine::text::escape_controls(r)))
             .collect();
         let _ = write!(summary, "; top reasons: {}", top.join("; "));
     }
@@ -317,7 +316,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
         let _ = write!(
             summary,
             "\nsweeper: note: {}",
-            sweeper_cli::text::escape_controls(&note)
+            sweeper_engine::text::escape_controls(&note)
         );
     }
     super::print_stderr(&format!(

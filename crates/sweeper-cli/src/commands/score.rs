@@ -14,14 +14,14 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use sweeper_cli::input::{
-    InputError, Place, ReportRow, ReportTable, RowAt, is_utf8, open_seekable,
-};
-use sweeper_cli::run::{Status, TrialResult, fill_used_gpus, rescore_journal};
+use sweeper_engine::run::{Status, TrialResult, fill_used_gpus, rescore_journal};
 use sweeper_goal::{ConfigError, Direction, Objective, SweepConfig};
 use sweeper_score::{
     Candidate, FrontStream, KNOWN_METRICS, RankStream, Report, ScoreError, USED_GPUS, is_feasible,
     make_candidate, objective_value, score, used_gpus,
+};
+use sweeper_tables::input::{
+    InputError, Place, ReportRow, ReportTable, RowAt, is_utf8, open_seekable,
 };
 
 const AFTER_HELP: &str = "\
@@ -720,7 +720,7 @@ impl CsvColumns {
             row.push(c.metrics.get(*m).copied().map(exact).unwrap_or_default());
         }
         for key in &self.keys {
-            row.push(sweeper_cli::csv_out::value(c.config.get(key)));
+            row.push(sweeper_tables::csv_out::value(c.config.get(key)));
         }
         row
     }

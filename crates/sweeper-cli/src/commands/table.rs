@@ -6,13 +6,13 @@
 pub(crate) fn render(header: &[String], rows: &[Vec<String>]) -> String {
     let header: Vec<String> = header
         .iter()
-        .map(|h| sweeper_cli::text::escape_controls(h))
+        .map(|h| sweeper_engine::text::escape_controls(h))
         .collect();
     let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             r.iter()
-                .map(|c| sweeper_cli::text::escape_controls(c))
+                .map(|c| sweeper_engine::text::escape_controls(c))
                 .collect()
         })
         .collect();

@@ -2,7 +2,7 @@
 //!
 //! Exit 0 and the resolved goal on stdout when the config is valid; exit 1 with the error on
 //! stderr (nothing on stdout) when it is not; exit 2 when the file cannot be read. "Valid"
-//! means what `sweeper run` needs before its first trial ([`sweeper_cli::run::check_runnable`]).
+//! means what `sweeper run` needs before its first trial ([`sweeper_eval::check_runnable`]).
 
 use super::{CliError, CliResult, Format, print_stdout};
 use serde_json::{Value, json};
@@ -51,7 +51,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     // What `sweeper run` checks before its first trial, checked here too: the search space
     // the sampler can represent, the built-in model's presets and keys, the evaluator's
     // program.
-    sweeper_cli::run::check_runnable(&cfg)
+    sweeper_eval::check_runnable(&cfg)
         .map_err(|e| CliError::invalid(format!("{file}: invalid config: {e}")))?;
     let out = match args.format {
         Format::Json => {
@@ -260,7 +260,7 @@ fn csv(path: &str, cfg: &SweepConfig) -> String {
         ["config".into(), path.to_owned()],
     ];
     rows.extend(rows_of(cfg));
-    sweeper_cli::csv_out::to_string(&["key".to_owned(), "value".to_owned()], rows)
+    sweeper_tables::csv_out::to_string(&["key".to_owned(), "value".to_owned()], rows)
 }
 
 fn rows_of(cfg: &SweepConfig) -> impl Iterator<Item = [String; 2]> {

@@ -3,9 +3,9 @@
 use crate::common::{default_workload, synthetic};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
-use sweeper_cli::builtin::BuiltinEvaluator;
-use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator, RawReport};
+use sweeper_engine::evaluator::{EvalOutcome, EvalRequest, Evaluator, RawReport};
 use sweeper_goal::Load;
+use sweeper_model::BuiltinEvaluator;
 
 fn request(params: &Value, concurrency: Option<u64>, ratio: Option<f64>) -> EvalRequest {
     let mut r = EvalRequest::new(7, params.as_object().cloned().unwrap_or_default());

@@ -6,10 +6,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use sweeper_cli::evaluator::{
-    CommandEvaluator, CommandSpec, EvalOutcome, EvalRequest, Evaluator, EvaluatorError, RawReport,
-    parse_report,
-};
+use sweeper_engine::{EvalOutcome, EvalRequest, Evaluator, RawReport, parse_report};
+use sweeper_eval::{CommandEvaluator, CommandSpec, EvaluatorError};
 
 pub(crate) fn script(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

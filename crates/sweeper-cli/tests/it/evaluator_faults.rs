@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use sweeper_cli::evaluator::{CommandEvaluator, CommandSpec, EvalOutcome, Evaluator};
+use sweeper_engine::{EvalOutcome, Evaluator};
+use sweeper_eval::{CommandEvaluator, CommandSpec};
 
 /// One persistent worker running `unruly.py`, with a limit that a test notices when it is
 /// waited out.

@@ -2,9 +2,9 @@
 
 use crate::common::{KIMI, fixture, sweeper, temp_file};
 use serde_json::Value;
-use sweeper_cli::input::encode_npy;
 use sweeper_goal::Direction;
 use sweeper_score::front;
+use sweeper_tables::input::encode_npy;
 
 const GPU: &str = "src_output_tput_per_gpu:max";
 const USER: &str = "mean_output_token_throughput_per_user:max";

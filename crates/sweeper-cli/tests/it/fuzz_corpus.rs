@@ -3,7 +3,7 @@
 //! input the fuzzers ever kept (and every crash they found, once added there).
 
 use std::path::Path;
-use sweeper_cli::fuzzing::TARGETS;
+use sweeper_tables::fuzzing::TARGETS;
 
 #[test]
 fn every_corpus_input_parses_or_fails_without_a_panic() {

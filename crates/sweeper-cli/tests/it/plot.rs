@@ -4,13 +4,13 @@
 //! every input it takes, SVG and PNG.
 
 use serde_json::json;
-use sweeper_cli::builtin::BuiltinEvaluator;
-use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator};
-use sweeper_cli::plot::{
+use sweeper_engine::{EvalOutcome, EvalRequest, Evaluator};
+use sweeper_goal::{Direction, Objective, Sla};
+use sweeper_model::BuiltinEvaluator;
+use sweeper_plot::{
     Bound, Chart, Outcome, Param, PlotObjective, PlotOptions, PlotPoint, Scale, ScaleRule,
     best_by_trial_svg, frontier_svg, sla_bounds,
 };
-use sweeper_goal::{Direction, Objective, Sla};
 
 /// Checks that every element opened is closed in order (a small XML well-formedness check:
 /// tags balance, attributes are quoted, no stray `<` or `&` in text).
@@ -59,7 +59,7 @@ fn keep(name: &str, svg: &str) {
     if let Some(dir) = std::env::var_os("SWEEPER_PLOT_DIR") {
         let path = std::path::Path::new(&dir).join(name);
         std::fs::write(&path, svg).unwrap();
-        let png = sweeper_cli::plot::png_from_svg(svg).unwrap();
+        let png = sweeper_plot::png_from_svg(svg).unwrap();
         std::fs::write(path.with_extension("png"), png).unwrap();
     }
 }

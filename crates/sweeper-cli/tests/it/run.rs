@@ -3,10 +3,11 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use sweeper_cli::evaluator::{EvalOutcome, EvalRequest, Evaluator};
-use sweeper_cli::provider::ServingPlanner;
-use sweeper_cli::run::{FileJournal, RunError, Status, Sweeper, write_outputs};
+use sweeper_engine::provider::ServingPlanner;
+use sweeper_engine::{EvalOutcome, EvalRequest, Evaluator};
+use sweeper_engine::{FileJournal, RunError, Status, Sweeper};
 use sweeper_score::front::dominates;
+use sweeper_tables::write_outputs;
 
 /// A toy serving model: throughput grows with GPUs and falls with router imbalance;
 /// per-user speed falls with replicas' load. Deterministic in the parameters.
@@ -75,7 +76,7 @@ fn sweep(
     evaluator: &dyn Evaluator,
     dir: &std::path::Path,
     resume: bool,
-) -> Result<sweeper_cli::RunResult, RunError> {
+) -> Result<sweeper_engine::RunResult, RunError> {
     let path = dir.join("journal.jsonl");
     let mut journal = if resume {
         FileJournal::open(&path, cfg)?
@@ -333,7 +334,7 @@ fn the_provider_maps_the_goal_into_every_candidate() {
     );
 }
 
-fn summary(result: &sweeper_cli::RunResult) -> String {
+fn summary(result: &sweeper_engine::RunResult) -> String {
     let cands: Vec<String> = result
         .candidates
         .iter()
@@ -401,7 +402,7 @@ fn sweep_stopped_at(
     cfg: &sweeper_goal::SweepConfig,
     dir: &std::path::Path,
     at: usize,
-) -> (Result<sweeper_cli::RunResult, RunError>, usize) {
+) -> (Result<sweeper_engine::RunResult, RunError>, usize) {
     let stop = AtomicBool::new(false);
     let evaluator = StopsAt {
         toy: Toy::new(),
@@ -558,7 +559,7 @@ search_space:
     backend: {choices: [trtllm]}
 ",
     );
-    let space = sweeper_cli::run::search_space(&cfg).unwrap();
+    let space = sweeper_engine::search_space(&cfg).unwrap();
     let got: Vec<(&str, &ParamSpec)> = space
         .params()
         .iter()
@@ -600,7 +601,7 @@ search_space:
     );
     // a range the sampler cannot represent names its key, and keeps the sampler's error
     let wide = config("search_space: {parameters: {x: {int: [1, 1e18]}}}");
-    let err = sweeper_cli::run::search_space(&wide).unwrap_err();
+    let err = sweeper_engine::search_space(&wide).unwrap_err();
     assert!(
         err.to_string().contains("search_space.parameters.x"),
         "{err}"

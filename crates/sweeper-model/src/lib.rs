@@ -1,0 +1,729 @@
+//! `sweeper-model`: the built-in analytic serving model, an [`Evaluator`] that needs nothing
+//! but this crate.
+//!
+//! Layer 5 of sweeper, on `sweeper-engine` (the [`Evaluator`] trait) and `sweeper-goal` (the
+//! workload, the SLA and the load rules of SPEC 5). Invariant: an evaluation is a pure
+//! function of the candidate, the workload and the cards: deterministic, microseconds, never
+//! a panic; a candidate the model cannot represent is answered *unsupported* with the
+//! reason, one that cannot hold a request *infeasible*.
+//!
+//! `evaluator: {builtin: {...}}` in a sweep config selects it. It estimates, in microseconds,
+//! what a replay of one **aggregated** LLM-serving deployment (prefill and decode on the same
+//! GPUs, chunked prefill, continuous batching) would report, so that `sweeper run` does its
+//! job on a fresh machine and a 200-trial sweep is bound by the sampler, not the model.
+//!
+//! # It is an approximation
+//!
+//! A roofline model, calibrated once against published figures of NVIDIA's aiconfigurator
+//! (Qwen3-32B FP8 on H200, TensorRT-LLM, isl 4000, osl 500, `num_request_ratio` 10; the
+//! integration test `builtin::calibration_within_35_percent_of_aiconfigurator` pins it
+//! within ±35% of each figure: tok/s/gpu, tok/s/user, TTFT and TPOT). Each engine step costs, per
+//! tensor-parallel rank, the slower of streaming the weights and computing the projections,
+//! plus the KV-cache reads of decode attention, the FLOPs of prefill attention, two ring
+//! all-reduces per layer over `NVLink`, and fixed per-layer and per-step overheads. Achieved
+//! rates are the spec-sheet peaks times the efficiencies of the `calibration` block.
+//!
+//! It **ignores**: mixture-of-experts, attention data parallelism, pipeline parallelism,
+//! disaggregated prefill/decode, speculative decoding, prefix caching, KV offload, CPU and
+//! network limits between replicas (replicas are independent and share the load evenly),
+//! kernel-shape effects beyond the roofline, activation memory beyond `memory_fraction`,
+//! and the ramp-down at the end of a run. Its absolute numbers are estimates; its value is
+//! the *shape* of the trade-offs (batch versus latency, tensor parallelism versus
+//! replicas, KV capacity versus load), which is what a sweep explores.
+//!
+//! To measure instead of estimate, replace the `builtin` block with an external evaluator
+//! (a command that reads the candidate as JSON and prints a report; see `sweeper-eval`
+//! and the adapters to Dynamo's replay, aiconfigurator and aiperf in `examples/evaluators/`).
+//! Any [`Evaluator`] implementation plugs into the run loop the same way.
+//!
+//! # The run it models
+//!
+//! A closed loop of `concurrency` clients spread evenly over `replicas`, each client sending
+//! its next request when the previous one finishes; `num_request_ratio × concurrency`
+//! requests in all. Per replica at most `min(max_batch_size, KV capacity)` requests are in
+//! the batch; the others queue, and by Little's law wait `(clients − slots) / rate` before
+//! they start, which shows in TTFT and end-to-end latency. At the start all clients send at
+//! once, so the first wave's prompts are prefilled one after another: the `k`-th waits for
+//! `k` prompts, as in a real replay. Per-request prompt and output lengths (and the
+//! request's mean inter-token gap) vary uniformly by `±length_jitter` around the workload's
+//! means, from a seed derived from the config `seed` and the candidate (its parameters, load
+//! and workload), so a candidate's report is deterministic.
+//!
+//! # Knobs (from the candidate's parameters)
+//!
+//! | parameter | default | meaning |
+//! |---|---|---|
+//! | `tp` | 1 | tensor-parallel size: must divide the attention and the KV heads |
+//! | `replicas` | 1 | independent copies of the deployment |
+//! | `max_batch_size` | 256 | requests in one replica's batch at once |
+//!
+//! Other parameters are ignored (they still seed the jitter). The load is the request's
+//! `concurrency`, or its `kv_load_ratio` converted with SPEC 5 (load role `aggregated`,
+//! attention-DP 1); without either, the workload's `concurrency`, `kv_load_ratio` or
+//! `request_rate` (an open loop: the batch settles where completions match arrivals, with
+//! no queueing below saturation; past it the backlog of the whole run queues). Trace
+//! workloads are unsupported. `num_request_ratio` defaults to 10 when the workload does not
+//! set it. For an open loop the reported `concurrency` is the mean number of requests in
+//! flight (Little's law).
+//!
+//! # The config block
+//!
+//! | key | default | meaning |
+//! |---|---|---|
+//! | `model` | `qwen3-32b-fp8` | model preset (or a name under `models`) |
+//! | `gpu` | `h200` | GPU preset (or a name under `gpus`) |
+//! | `models` | — | extra or replacement model presets, name → [`ModelSpec`] |
+//! | `gpus` | — | extra or replacement GPU presets, name → [`GpuSpec`] |
+//! | `memory_fraction` | 0.9 | share of `HBM − weights` given to the KV cache |
+//! | `block_size` | 32 | KV block size in tokens (TensorRT-LLM's default) |
+//! | `max_num_tokens` | 8192 | token budget of one step (longer prompts are chunked) |
+//! | `length_jitter` | 0.2 | relative spread of per-request lengths, in `[0, 0.9]` |
+//! | `seed` | 0 | seed of the per-request variation |
+//! | `calibration` | see [`Calibration`] | achieved fractions of peak, fixed latencies |
+//!
+//! Built-in presets: `llama3-8b-{fp8,bf16}`, `qwen3-32b-{fp8,bf16}`,
+//! `llama3-70b-{fp8,bf16}`; GPUs `h100`, `h200`, `b200` (SXM spec-sheet figures).
+//!
+//! # The report
+//!
+//! Every key of SPEC 3, plus `used_gpus` (`tp × replicas`), `concurrency` and
+//! `kv_capacity_tokens` (all replicas). `gpu_hours` and `duration_ms` describe a static
+//! deployment: `gpu_hours / (duration_ms / 3.6e6) == used_gpus`. Means are over requests.
+//!
+//! - `mean_output_token_throughput_per_user` is the **mean over requests of `1000 /
+//!   TPOT`**, a request's TPOT being `(e2e − TTFT) / (output tokens − 1)` in ms: the decode
+//!   speed a user sees once the first token arrived (aiconfigurator reports `1000 / TPOT`
+//!   of the mean; other tools differ, so compare it only within one evaluator).
+//! - `goodput_output_throughput_tok_s` is the output throughput times the share of output
+//!   tokens of the requests that met every given SLA bound (`ttft_ms` on TTFT, `itl_ms` on
+//!   the request's TPOT, `e2e_ms` on its end-to-end latency); without an SLA it equals the
+//!   output throughput.
+//! - Throughput is the steady state (`replicas × active / time in batch × osl`); the
+//!   duration is the time the requests take at that rate.
+//!
+//! # Outcomes
+//!
+//! Weights that do not fit one rank's HBM, or a `tp` that does not divide the heads, are
+//! [`EvalOutcome::Unsupported`]; a KV cache below one request is [`EvalOutcome::Infeasible`]
+//! with the role, its tokens and the tokens per request; a malformed parameter or workload
+//! is [`EvalOutcome::Failed`].
+//!
+//! ```
+//! use sweeper_model::BuiltinEvaluator;
+//! use sweeper_engine::{EvalOutcome, EvalRequest, Evaluator};
+//! use serde_json::json;
+//!
+//! let model = BuiltinEvaluator::from_config(&json!({"model": "qwen3-32b-fp8", "gpu": "h200"}))
+//!     .unwrap();
+//! let config = sweeper_goal::parse(r#"{"workload": {"isl": 4000, "osl": 500, "num_request_ratio": 10, "concurrency": 64}}"#)
+//!     .unwrap();
+//! let parameters = json!({"tp": 2, "replicas": 1, "max_batch_size": 64});
+//! let mut request = EvalRequest::new(0, parameters.as_object().unwrap().clone());
+//! request.concurrency = Some(64);
+//! request.workload = config.workload;
+//! let EvalOutcome::Report(report) = model.evaluate(0, &request) else { panic!() };
+//! assert_eq!(report["used_gpus"], 2.0);
+//! assert!(report["output_throughput_tok_s"] > 0.0);
+//! ```
+
+mod model;
+mod spec;
+
+pub use spec::{Calibration, Dtype, GpuSpec, ModelSpec, gpu_presets, model_presets};
+
+use model::{Rates, SteadyState};
+use serde_json::Value;
+use spec::Settings;
+use sweeper_engine::{EvalOutcome, EvalRequest, Evaluator, RawReport};
+use sweeper_goal::{KvRole, concurrency_for_ratio, request_count, tokens_per_request};
+
+/// Requests simulated per evaluation at most; longer runs are sampled evenly.
+const MAX_SAMPLES: u64 = 1000;
+
+/// Why an `evaluator.builtin` block was rejected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuiltinError {
+    /// A key is unknown, of the wrong type, or out of range.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// Key path, from `evaluator.builtin`.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// `model` or `gpu` names no preset.
+    #[error("{path}: unknown {kind} preset `{name}` (known: {known})")]
+    UnknownPreset {
+        /// Key path, from `evaluator.builtin`.
+        path: String,
+        /// `"model"` or `"gpu"`.
+        kind: &'static str,
+        /// The name asked for.
+        name: String,
+        /// The known preset names, comma-separated.
+        known: String,
+    },
+}
+
+impl BuiltinError {
+    fn invalid(path: String, message: impl Into<String>) -> BuiltinError {
+        BuiltinError::Invalid {
+            path,
+            message: message.into(),
+        }
+    }
+}
+
+/// The built-in analytic serving model (see the module docs).
+#[derive(Debug, Clone)]
+pub struct BuiltinEvaluator {
+    settings: Settings,
+    rates: Rates,
+}
+
+impl BuiltinEvaluator {
+    /// Parses the `evaluator.builtin` block of a config (`null` means all defaults).
+    pub fn from_config(block: &Value) -> Result<BuiltinEvaluator, BuiltinError> {
+        let settings = Settings::parse(block)?;
+        let rates = Rates::new(&settings);
+        Ok(BuiltinEvaluator { settings, rates })
+    }
+
+    /// The model's display name (e.g. `Qwen3-32B-like FP8`), for plot titles.
+    pub fn model_name(&self) -> &str {
+        self.settings
+            .model
+            .display_name
+            .as_deref()
+            .unwrap_or(&self.settings.model_name)
+    }
+
+    /// The GPU's display name (e.g. `H200 SXM`), for plot titles.
+    pub fn gpu_name(&self) -> &str {
+        self.settings
+            .gpu
+            .display_name
+            .as_deref()
+            .unwrap_or(&self.settings.gpu_name)
+    }
+
+    /// The model in use.
+    pub fn model(&self) -> &ModelSpec {
+        &self.settings.model
+    }
+
+    /// The GPU in use.
+    pub fn gpu(&self) -> &GpuSpec {
+        &self.settings.gpu
+    }
+
+    fn run(&self, request: &EvalRequest) -> EvalOutcome {
+        match self.try_run(request) {
+            Ok(report) => EvalOutcome::Report(report),
+            Err(outcome) => outcome,
+        }
+    }
+
+    fn try_run(&self, request: &EvalRequest) -> Result<RawReport, EvalOutcome> {
+        let s = &self.settings;
+        let params = &request.parameters;
+        let tp = int_param(params, "tp", 1)?;
+        let replicas = int_param(params, "replicas", 1)?;
+        let max_batch = int_param(params, "max_batch_size", 256)?;
+        let work = Workload::parse(request.workload.as_ref())?;
+
+        let m = &s.model;
+        if !m.heads.is_multiple_of(tp) || !m.kv_heads.is_multiple_of(tp) {
+            return Err(EvalOutcome::Unsupported(format!(
+                "tp {tp} does not divide the {} attention heads and {} kv heads of {}",
+                m.heads, m.kv_heads, s.model_name
+            )));
+        }
+        let Some(kv_per_rank) = model::kv_tokens_per_rank(s, tp) else {
+            return Err(EvalOutcome::Unsupported(format!(
+                "the weights of {} ({:.1} GB, {:.1} GB per rank at tp {tp}) do not fit the {:.0} GB of one {}",
+                s.model_name,
+                m.weight_bytes() / 1e9,
+                m.weight_bytes() / 1e9 / tp as f64,
+                s.gpu.hbm_gb,
+                s.gpu_name
+            )));
+        };
+        let role = KvRole {
+            kv_tokens_per_rank: kv_per_rank,
+            block_size: s.block_size,
+            attention_dp: 1,
+            replicas,
+        };
+        let load = Load::pick(request, &work)?;
+        let ratio = match load {
+            Load::Ratio(ratio) => ratio,
+            Load::Clients(_) | Load::Rate(_) => 1.0,
+        };
+        // Also the capacity check of SPEC 5 for a fixed load: below one request, infeasible.
+        let converted = concurrency_for_ratio("aggregated", role, work.isl, work.osl, ratio)
+            .map_err(|e| EvalOutcome::Infeasible(e.to_string()))?;
+        let kv_tokens = role.kv_tokens();
+        let per_request = tokens_per_request(work.isl, work.osl).max(1);
+        let replica_tokens = kv_tokens / replicas;
+        let kv_slots = replica_tokens / per_request;
+        if kv_slots < 1 {
+            return Err(EvalOutcome::Infeasible(format!(
+                "infeasible: each aggregated replica holds {replica_tokens} KV tokens, fewer than the {per_request} tokens one request needs (isl + osl/2)"
+            )));
+        }
+
+        let (isl, osl) = (work.isl as f64, work.osl as f64);
+        let slots = (max_batch.min(kv_slots)) as f64;
+        let tpf = tp as f64;
+        let sla = Sla::parse(request.sla.as_ref())?;
+        let (ss, requests, first_wave, load_key, completion_rate) = match load {
+            Load::Clients(_) | Load::Ratio(_) => {
+                let concurrency = match load {
+                    Load::Clients(c) => c,
+                    _ => converted.concurrency,
+                };
+                let clients = concurrency as f64 / replicas as f64;
+                let ss = model::steady_state(s, &self.rates, tpf, clients, slots, isl, osl);
+                let requests = request_count(work.num_request_ratio, concurrency as f64);
+                (ss, requests, concurrency, concurrency, ss.request_rate)
+            }
+            Load::Rate(rate) => {
+                let requests = request_count(work.num_request_ratio, rate);
+                let (ss, served) = model::open_loop(
+                    s,
+                    &self.rates,
+                    tpf,
+                    rate / replicas as f64,
+                    slots,
+                    isl,
+                    osl,
+                    requests as f64 / replicas as f64,
+                );
+                (ss, requests, 0, rate.to_bits(), served)
+            }
+        };
+        let seed = candidate_seed(s.seed, request, load_key);
+        let sampled = sample_requests(
+            &ss,
+            s.length_jitter,
+            seed,
+            requests,
+            first_wave,
+            replicas,
+            isl,
+            osl,
+            &sla,
+        );
+        let concurrency = match load {
+            Load::Clients(c) => c as f64,
+            Load::Ratio(_) => converted.concurrency as f64,
+            // Little's law: requests in flight on average.
+            Load::Rate(_) => replicas as f64 * completion_rate * sampled.e2e_ms / 1000.0,
+        };
+
+        let used_gpus = tp.saturating_mul(replicas) as f64;
+        let throughput = replicas as f64 * completion_rate * osl;
+        let duration_ms = requests as f64 * osl / throughput * 1000.0;
+        let mut report = RawReport::new();
+        report.insert("output_throughput_tok_s".into(), throughput);
+        report.insert(
+            "goodput_output_throughput_tok_s".into(),
+            throughput * sampled.good_token_share,
+        );
+        report.insert(
+            "mean_output_token_throughput_per_user".into(),
+            sampled.per_user,
+        );
+        report.insert("mean_ttft_ms".into(), sampled.ttft_ms);
+        report.insert("mean_tpot_ms".into(), sampled.tpot_ms);
+        report.insert("mean_e2e_latency_ms".into(), sampled.e2e_ms);
+        report.insert("duration_ms".into(), duration_ms);
+        report.insert("gpu_hours".into(), used_gpus * duration_ms / 3_600_000.0);
+        report.insert("used_gpus".into(), used_gpus);
+        report.insert("concurrency".into(), concurrency);
+        report.insert("kv_capacity_tokens".into(), kv_tokens as f64);
+        if let Some((key, _)) = report.iter().find(|(_, v)| !v.is_finite()) {
+            return Err(EvalOutcome::Failed(format!(
+                "the builtin model produced a non-finite {key}"
+            )));
+        }
+        Ok(report)
+    }
+}
+
+impl Evaluator for BuiltinEvaluator {
+    fn evaluate(&self, _worker: usize, request: &EvalRequest) -> EvalOutcome {
+        self.run(request)
+    }
+}
+
+/// Reads a positive integer parameter (integral floats such as `2.0` are accepted).
+fn int_param(
+    params: &serde_json::Map<String, Value>,
+    key: &str,
+    default: u64,
+) -> Result<u64, EvalOutcome> {
+    let Some(value) = params.get(key) else {
+        return Ok(default);
+    };
+    let n = value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 1.0 && *f < 9.0e15)
+            .map(|f| f as u64)
+    });
+    match n {
+        Some(n) if n >= 1 => Ok(n),
+        _ => Err(EvalOutcome::Failed(format!(
+            "parameter {key} must be an integer >= 1, got {value}"
+        ))),
+    }
+}
+
+/// The load of one evaluation.
+#[derive(Debug, Clone, Copy)]
+enum Load {
+    /// A closed loop of this many clients.
+    Clients(u64),
+    /// A closed loop at this share of the KV capacity (SPEC 5).
+    Ratio(f64),
+    /// An open loop at this many requests per second (all replicas).
+    Rate(f64),
+}
+
+impl Load {
+    /// The request's own load first, then the workload's.
+    fn pick(request: &EvalRequest, work: &Workload) -> Result<Load, EvalOutcome> {
+        let load = match (request.concurrency, request.kv_load_ratio) {
+            (Some(c), _) => Load::Clients(c),
+            (None, Some(r)) => Load::Ratio(r),
+            (None, None) => match (work.concurrency, work.ratio, work.request_rate) {
+                (Some(c), _, _) => Load::Clients(c),
+                (None, Some(r), _) => Load::Ratio(r),
+                (None, None, Some(rate)) => Load::Rate(rate),
+                (None, None, None) => {
+                    return Err(EvalOutcome::Failed(
+                        "no load: neither the request nor its workload sets concurrency, kv_load_ratio or request_rate"
+                            .to_owned(),
+                    ));
+                }
+            },
+        };
+        match load {
+            Load::Clients(0) => Err(EvalOutcome::Failed("concurrency must be > 0".to_owned())),
+            Load::Ratio(r) if !(r.is_finite() && r >= 0.0) => Err(EvalOutcome::Failed(format!(
+                "kv_load_ratio must be a finite number >= 0, got {r}"
+            ))),
+            load => Ok(load),
+        }
+    }
+}
+
+/// The synthetic workload fields the model reads.
+struct Workload {
+    isl: u64,
+    osl: u64,
+    num_request_ratio: f64,
+    concurrency: Option<u64>,
+    ratio: Option<f64>,
+    request_rate: Option<f64>,
+}
+
+impl Workload {
+    fn parse(workload: Option<&sweeper_goal::Workload>) -> Result<Workload, EvalOutcome> {
+        use sweeper_goal::{Load as L, Workload as W};
+        let (isl, osl, num_request_ratio, load) = match workload {
+            Some(W::Trace { .. }) => {
+                return Err(EvalOutcome::Unsupported(
+                    "the builtin model needs a synthetic workload (isl, osl); trace workloads need a replay evaluator"
+                        .to_owned(),
+                ));
+            }
+            None => {
+                return Err(EvalOutcome::Failed(
+                    "workload.isl must be an integer > 0 for the builtin model".to_owned(),
+                ));
+            }
+            Some(W::Synthetic {
+                isl,
+                osl,
+                num_request_ratio,
+                load,
+            }) => (*isl, *osl, *num_request_ratio, load),
+        };
+        for (key, n) in [("isl", isl), ("osl", osl)] {
+            if n == 0 {
+                return Err(EvalOutcome::Failed(format!(
+                    "workload.{key} must be an integer > 0 for the builtin model"
+                )));
+            }
+        }
+        if !(num_request_ratio.is_finite() && num_request_ratio > 0.0) {
+            return Err(EvalOutcome::Failed(
+                "workload.num_request_ratio must be a number > 0".to_owned(),
+            ));
+        }
+        let (concurrency, ratio, request_rate) = match *load {
+            L::Concurrency(c) => (Some(c), None, None),
+            L::KvLoadRatio(r) => (None, Some(r).filter(|r| r.is_finite() && *r >= 0.0), None),
+            L::KvLoadRange { .. } => (None, None, None),
+            L::RequestRate(r) if r.is_finite() && r > 0.0 => (None, None, Some(r)),
+            L::RequestRate(_) => {
+                return Err(EvalOutcome::Failed(
+                    "workload.request_rate must be a finite number > 0".to_owned(),
+                ));
+            }
+        };
+        Ok(Workload {
+            isl,
+            osl,
+            num_request_ratio,
+            concurrency,
+            ratio,
+            request_rate,
+        })
+    }
+}
+
+/// SLA bounds in seconds (absent bounds are `+inf`).
+struct Sla {
+    ttft: f64,
+    itl: f64,
+    e2e: f64,
+}
+
+impl Sla {
+    fn parse(sla: Option<&sweeper_goal::Sla>) -> Result<Sla, EvalOutcome> {
+        let bound = |key: &str, ms: Option<f64>| -> Result<f64, EvalOutcome> {
+            match ms {
+                None => Ok(f64::INFINITY),
+                Some(ms) if ms.is_finite() && ms > 0.0 => Ok(ms / 1000.0),
+                Some(_) => Err(EvalOutcome::Failed(format!(
+                    "sla.{key} must be a finite number > 0"
+                ))),
+            }
+        };
+        Ok(Sla {
+            ttft: bound("ttft_ms", sla.and_then(|s| s.ttft_ms))?,
+            itl: bound("itl_ms", sla.and_then(|s| s.itl_ms))?,
+            e2e: bound("e2e_ms", sla.and_then(|s| s.e2e_ms))?,
+        })
+    }
+}
+
+/// Means over the simulated requests.
+struct Sampled {
+    ttft_ms: f64,
+    tpot_ms: f64,
+    e2e_ms: f64,
+    per_user: f64,
+    good_token_share: f64,
+}
+
+/// `SplitMix64` (Steele, Lea and Flood, 2014): a tiny, well-mixed, seedable generator.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[-1, 1)`.
+    fn symmetric(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
+
+/// FNV-1a over the config seed and the candidate (parameters by sorted key, load, workload).
+fn candidate_seed(seed: u64, request: &EvalRequest, load: u64) -> u64 {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01B3);
+        }
+    };
+    eat(&seed.to_le_bytes());
+    let mut keys: Vec<&String> = request.parameters.keys().collect();
+    keys.sort();
+    for key in keys {
+        eat(key.as_bytes());
+        eat(b"=");
+        eat(request.parameters[key].to_string().as_bytes());
+        eat(b";");
+    }
+    eat(&load.to_le_bytes());
+    // the workload as its JSON text, as evaluators see it, so that seeds stay what they were
+    let workload = request
+        .workload
+        .as_ref()
+        .map_or(Value::Null, sweeper_goal::Workload::to_json_value);
+    for key in ["isl", "osl", "num_request_ratio"] {
+        eat(workload
+            .get(key)
+            .map(Value::to_string)
+            .unwrap_or_default()
+            .as_bytes());
+        eat(b";");
+    }
+    h
+}
+
+/// Simulates the requests of the run (evenly sampled when there are many): the staggered
+/// prefills of the first `first_wave` requests (a closed loop starts with every client
+/// sending at once; an open loop has no first wave), the queue wait of the rest, and
+/// per-request length variation.
+#[allow(clippy::too_many_arguments)]
+fn sample_requests(
+    ss: &SteadyState,
+    jitter: f64,
+    seed: u64,
+    requests: u64,
+    first_wave: u64,
+    replicas: u64,
+    isl: f64,
+    osl: f64,
+    sla: &Sla,
+) -> Sampled {
+    let n = requests.clamp(1, MAX_SAMPLES);
+    let mut rng = SplitMix(seed);
+    let prefill = ss.chunks * ss.chunk_step;
+    let (mut ttft_sum, mut e2e_sum, mut tpot_sum, mut rate_sum) = (0.0, 0.0, 0.0, 0.0);
+    let mut decoding = 0u64;
+    let (mut tokens, mut good_tokens) = (0.0, 0.0);
+    for j in 0..n {
+        let index = (u128::from(j) * u128::from(requests) / u128::from(n)) as u64;
+        let isl_i = (isl * (1.0 + jitter * rng.symmetric())).max(1.0);
+        let osl_i = (osl * (1.0 + jitter * rng.symmetric())).round().max(1.0);
+        let tpot_i = ss.tpot * (1.0 + 0.5 * jitter * rng.symmetric());
+        let own_prefill = prefill * isl_i / isl;
+        let wave_position = (index / replicas) as f64;
+        let ttft = if index < first_wave && wave_position < ss.active {
+            // First wave: every client sent at once; earlier prompts are prefilled first.
+            wave_position * prefill + own_prefill
+        } else {
+            // Steady state: wait for a slot, for the running step to end, then prefill.
+            ss.queue_wait + 0.5 * ss.tpot + own_prefill
+        };
+        let e2e = ttft + (osl_i - 1.0) * tpot_i;
+        ttft_sum += ttft;
+        e2e_sum += e2e;
+        if osl_i > 1.0 {
+            decoding += 1;
+            tpot_sum += tpot_i;
+            rate_sum += 1.0 / tpot_i;
+        }
+        tokens += osl_i;
+        if ttft <= sla.ttft && tpot_i <= sla.itl && e2e <= sla.e2e {
+            good_tokens += osl_i;
+        }
+    }
+    let count = n as f64;
+    let decoding = decoding.max(1) as f64;
+    Sampled {
+        ttft_ms: ttft_sum / count * 1000.0,
+        tpot_ms: tpot_sum / decoding * 1000.0,
+        e2e_ms: e2e_sum / count * 1000.0,
+        per_user: rate_sum / decoding,
+        good_token_share: if tokens > 0.0 {
+            good_tokens / tokens
+        } else {
+            0.0
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request(params: &Value, concurrency: Option<u64>, ratio: Option<f64>) -> EvalRequest {
+        let mut r = EvalRequest::new(1, params.as_object().cloned().unwrap_or_default());
+        r.concurrency = concurrency;
+        r.kv_load_ratio = ratio;
+        r.workload = Some(sweeper_goal::Workload::Synthetic {
+            isl: 4000,
+            osl: 500,
+            num_request_ratio: 10.0,
+            load: sweeper_goal::Load::KvLoadRange { min: 0.0, max: 1.0 },
+        });
+        r
+    }
+
+    fn report(outcome: EvalOutcome) -> RawReport {
+        match outcome {
+            EvalOutcome::Report(r) => r,
+            other => panic!("expected a report, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn splitmix_is_deterministic_and_in_range() {
+        let mut a = SplitMix(7);
+        let mut b = SplitMix(7);
+        for _ in 0..1000 {
+            let x = a.symmetric();
+            assert_eq!(x, b.symmetric());
+            assert!((-1.0..1.0).contains(&x));
+        }
+    }
+
+    #[test]
+    fn int_params_accept_integral_floats_only() {
+        let p = json!({"tp": 2.0, "replicas": 1.5, "max_batch_size": "x", "z": 0});
+        let p = p.as_object().unwrap();
+        assert_eq!(int_param(p, "tp", 1).unwrap(), 2);
+        assert!(int_param(p, "replicas", 1).is_err());
+        assert!(int_param(p, "max_batch_size", 1).is_err());
+        assert!(int_param(p, "z", 1).is_err());
+        assert_eq!(int_param(p, "absent", 256).unwrap(), 256);
+    }
+
+    #[test]
+    fn queueing_beyond_the_batch_cap_shows_in_ttft() {
+        let model = BuiltinEvaluator::from_config(&json!({})).unwrap();
+        let params = json!({"tp": 2, "max_batch_size": 32});
+        let at_cap = report(model.evaluate(0, &request(&params, Some(32), None)));
+        let over = report(model.evaluate(0, &request(&params, Some(64), None)));
+        // Same batch, same throughput; the extra clients wait in the queue.
+        let ratio = over["output_throughput_tok_s"] / at_cap["output_throughput_tok_s"];
+        assert!((ratio - 1.0).abs() < 1e-9, "{ratio}");
+        assert!(over["mean_ttft_ms"] > at_cap["mean_ttft_ms"] + 5000.0);
+        assert!(over["mean_e2e_latency_ms"] > at_cap["mean_e2e_latency_ms"] + 5000.0);
+    }
+
+    #[test]
+    fn sla_gates_goodput_per_request() {
+        let model = BuiltinEvaluator::from_config(&json!({})).unwrap();
+        let mut r = request(&json!({"tp": 2, "max_batch_size": 64}), Some(64), None);
+        let free = report(model.evaluate(0, &r));
+        assert_eq!(
+            free["goodput_output_throughput_tok_s"],
+            free["output_throughput_tok_s"]
+        );
+        // A TPOT bound at the mean lets roughly half the requests through.
+        let sla = |ttft_ms, itl_ms, e2e_ms| {
+            Some(sweeper_goal::Sla {
+                ttft_ms,
+                itl_ms,
+                e2e_ms,
+            })
+        };
+        r.sla = sla(Some(1e9), Some(free["mean_tpot_ms"]), None);
+        let half = report(model.evaluate(0, &r));
+        let share = half["goodput_output_throughput_tok_s"] / half["output_throughput_tok_s"];
+        assert!((0.3..0.7).contains(&share), "{share}");
+        r.sla = sla(None, None, Some(1.0));
+        let none = report(model.evaluate(0, &r));
+        assert_eq!(none["goodput_output_throughput_tok_s"], 0.0);
+        r.sla = sla(None, None, Some(-1.0));
+        assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(_)));
+    }
+}

@@ -1,0 +1,531 @@
+//! Model and GPU presets, and the `evaluator.builtin` config block.
+//!
+//! Presets are JSON data files compiled into the binary (`crates/sweeper-cli/data/`); a
+//! config adds or overrides one by name under `models:` / `gpus:`. Every struct rejects
+//! unknown keys, and every error names its key path from `evaluator.builtin.`.
+
+use super::BuiltinError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+const MODELS_JSON: &str = include_str!("../data/models.json");
+const GPUS_JSON: &str = include_str!("../data/gpus.json");
+
+/// Root of every key path in errors.
+pub(crate) const ROOT: &str = "evaluator.builtin";
+
+/// Number format of weights (and, by default, of the KV cache).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    /// 8-bit floating point: one byte per value, FP8 tensor-core throughput.
+    Fp8,
+    /// bfloat16: two bytes per value, BF16 tensor-core throughput.
+    Bf16,
+}
+
+impl Dtype {
+    /// Bytes per stored value.
+    pub fn bytes(self) -> f64 {
+        match self {
+            Dtype::Fp8 => 1.0,
+            Dtype::Bf16 => 2.0,
+        }
+    }
+}
+
+/// A dense decoder-only transformer (grouped-query attention, gated MLP).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ModelSpec {
+    /// Name shown in plot titles; defaults to the preset key.
+    #[serde(default)]
+    pub display_name: Option<String>,
+    /// Transformer layers.
+    pub layers: u64,
+    /// Hidden size.
+    pub hidden: u64,
+    /// Attention (query) heads.
+    pub heads: u64,
+    /// Key/value heads (grouped-query attention).
+    pub kv_heads: u64,
+    /// Dimension of one head.
+    pub head_dim: u64,
+    /// MLP intermediate size (gate, up and down projections).
+    pub intermediate: u64,
+    /// Vocabulary size (input embedding and output head).
+    pub vocab: u64,
+    /// Weight format; GEMMs run at this format's tensor-core throughput.
+    pub dtype: Dtype,
+    /// KV-cache format; defaults to `dtype`.
+    #[serde(default)]
+    pub kv_dtype: Option<Dtype>,
+    /// Whether the output head shares the input embedding's weights.
+    #[serde(default)]
+    pub tie_embeddings: bool,
+}
+
+impl ModelSpec {
+    /// Weights of one layer's projections (q, k, v, o and the three MLP matrices), in values.
+    pub fn layer_params(&self) -> f64 {
+        let q = (self.hidden * self.heads * self.head_dim) as f64;
+        let kv = 2.0 * (self.hidden * self.kv_heads * self.head_dim) as f64;
+        let o = (self.heads * self.head_dim * self.hidden) as f64;
+        let mlp = 3.0 * (self.hidden * self.intermediate) as f64;
+        q + kv + o + mlp
+    }
+
+    /// Weights of the output head, in values.
+    pub fn head_params(&self) -> f64 {
+        (self.vocab * self.hidden) as f64
+    }
+
+    /// All weights, in values (layers, output head, and the input embedding unless tied).
+    pub fn total_params(&self) -> f64 {
+        let embedding = if self.tie_embeddings {
+            0.0
+        } else {
+            self.head_params()
+        };
+        self.layers as f64 * self.layer_params() + self.head_params() + embedding
+    }
+
+    /// Bytes of all weights.
+    pub fn weight_bytes(&self) -> f64 {
+        self.total_params() * self.dtype.bytes()
+    }
+
+    /// KV-cache bytes one token occupies across all ranks (keys and values, every layer).
+    pub fn kv_bytes_per_token(&self) -> f64 {
+        let kv = self.kv_dtype.unwrap_or(self.dtype);
+        2.0 * (self.layers * self.kv_heads * self.head_dim) as f64 * kv.bytes()
+    }
+
+    fn check(&self, path: &str) -> Result<(), BuiltinError> {
+        let fields = [
+            ("layers", self.layers),
+            ("hidden", self.hidden),
+            ("heads", self.heads),
+            ("kv_heads", self.kv_heads),
+            ("head_dim", self.head_dim),
+            ("intermediate", self.intermediate),
+            ("vocab", self.vocab),
+        ];
+        for (name, value) in fields {
+            if value == 0 {
+                return Err(BuiltinError::invalid(
+                    format!("{path}.{name}"),
+                    "must be an integer > 0",
+                ));
+            }
+        }
+        if !self.heads.is_multiple_of(self.kv_heads) {
+            return Err(BuiltinError::invalid(
+                format!("{path}.kv_heads"),
+                format!(
+                    "{} attention heads are not a multiple of {} kv heads",
+                    self.heads, self.kv_heads
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One GPU, from its public spec sheet.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct GpuSpec {
+    /// Name shown in plot titles; defaults to the preset key.
+    #[serde(default)]
+    pub display_name: Option<String>,
+    /// HBM capacity, GB (10^9 bytes).
+    pub hbm_gb: f64,
+    /// HBM bandwidth, TB/s.
+    pub hbm_tb_s: f64,
+    /// Dense FP8 tensor throughput, TFLOPS (without sparsity).
+    pub fp8_tflops: f64,
+    /// Dense BF16 tensor throughput, TFLOPS (without sparsity).
+    pub bf16_tflops: f64,
+    /// `NVLink` bandwidth per GPU, GB/s, both directions together (as spec sheets quote it).
+    pub nvlink_gb_s: f64,
+}
+
+impl GpuSpec {
+    fn check(&self, path: &str) -> Result<(), BuiltinError> {
+        let fields = [
+            ("hbm_gb", self.hbm_gb),
+            ("hbm_tb_s", self.hbm_tb_s),
+            ("fp8_tflops", self.fp8_tflops),
+            ("bf16_tflops", self.bf16_tflops),
+            ("nvlink_gb_s", self.nvlink_gb_s),
+        ];
+        for (name, value) in fields {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(BuiltinError::invalid(
+                    format!("{path}.{name}"),
+                    "must be a finite number > 0",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fudge factors that turn spec-sheet peaks into achieved rates (the calibration).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Calibration {
+    /// Fraction of peak HBM bandwidth streaming kernels reach.
+    #[serde(default = "default_memory_efficiency")]
+    pub memory_efficiency: f64,
+    /// Fraction of dense peak FLOPS large GEMMs and attention reach.
+    #[serde(default = "default_compute_efficiency")]
+    pub compute_efficiency: f64,
+    /// Fixed latency of one all-reduce between tensor-parallel ranks, µs.
+    #[serde(default = "default_allreduce_latency_us")]
+    pub allreduce_latency_us: f64,
+    /// Fixed cost per layer per step (kernel launches, norms, rotary, sampling share), µs.
+    #[serde(default = "default_layer_overhead_us")]
+    pub layer_overhead_us: f64,
+    /// Fixed cost per engine step (scheduling, sampling, host work), µs.
+    #[serde(default = "default_step_overhead_us")]
+    pub step_overhead_us: f64,
+}
+
+fn default_memory_efficiency() -> f64 {
+    0.8
+}
+fn default_compute_efficiency() -> f64 {
+    0.5
+}
+fn default_allreduce_latency_us() -> f64 {
+    15.0
+}
+fn default_layer_overhead_us() -> f64 {
+    15.0
+}
+fn default_step_overhead_us() -> f64 {
+    500.0
+}
+
+impl Default for Calibration {
+    fn default() -> Self {
+        Calibration {
+            memory_efficiency: default_memory_efficiency(),
+            compute_efficiency: default_compute_efficiency(),
+            allreduce_latency_us: default_allreduce_latency_us(),
+            layer_overhead_us: default_layer_overhead_us(),
+            step_overhead_us: default_step_overhead_us(),
+        }
+    }
+}
+
+impl Calibration {
+    fn check(&self, path: &str) -> Result<(), BuiltinError> {
+        for (name, value) in [
+            ("memory_efficiency", self.memory_efficiency),
+            ("compute_efficiency", self.compute_efficiency),
+        ] {
+            if !(value.is_finite() && value > 0.0 && value <= 1.0) {
+                return Err(BuiltinError::invalid(
+                    format!("{path}.{name}"),
+                    "must be a number in (0, 1]",
+                ));
+            }
+        }
+        for (name, value) in [
+            ("allreduce_latency_us", self.allreduce_latency_us),
+            ("layer_overhead_us", self.layer_overhead_us),
+            ("step_overhead_us", self.step_overhead_us),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(BuiltinError::invalid(
+                    format!("{path}.{name}"),
+                    "must be a finite number >= 0",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The parsed `evaluator.builtin` block.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Settings {
+    pub(crate) model_name: String,
+    pub(crate) model: ModelSpec,
+    pub(crate) gpu_name: String,
+    pub(crate) gpu: GpuSpec,
+    pub(crate) memory_fraction: f64,
+    pub(crate) block_size: u64,
+    pub(crate) max_num_tokens: u64,
+    pub(crate) length_jitter: f64,
+    pub(crate) seed: u64,
+    pub(crate) calibration: Calibration,
+}
+
+/// Keys of the block, in the order the docs list them.
+pub(crate) const KEYS: [&str; 10] = [
+    "model",
+    "gpu",
+    "models",
+    "gpus",
+    "memory_fraction",
+    "block_size",
+    "max_num_tokens",
+    "length_jitter",
+    "seed",
+    "calibration",
+];
+
+/// The built-in model presets (parsed from the compiled-in data file).
+pub fn model_presets() -> BTreeMap<String, ModelSpec> {
+    serde_json::from_str(MODELS_JSON).unwrap_or_default()
+}
+
+/// The built-in GPU presets (parsed from the compiled-in data file).
+pub fn gpu_presets() -> BTreeMap<String, GpuSpec> {
+    serde_json::from_str(GPUS_JSON).unwrap_or_default()
+}
+
+fn typed<T: serde::de::DeserializeOwned>(
+    value: &serde_json::Value,
+    path: &str,
+) -> Result<T, BuiltinError> {
+    T::deserialize(value).map_err(|e| BuiltinError::invalid(path.to_owned(), e.to_string()))
+}
+
+fn presets_from<T: serde::de::DeserializeOwned>(
+    value: &serde_json::Value,
+    path: &str,
+    into: &mut BTreeMap<String, T>,
+) -> Result<(), BuiltinError> {
+    let serde_json::Value::Object(map) = value else {
+        return Err(BuiltinError::invalid(
+            path.to_owned(),
+            "must be a map from preset name to preset",
+        ));
+    };
+    for (name, spec) in map {
+        let spec: T = typed(spec, &format!("{path}.{name}"))?;
+        into.insert(name.clone(), spec);
+    }
+    Ok(())
+}
+
+fn known(names: impl Iterator<Item = impl AsRef<str>>) -> String {
+    names
+        .map(|n| n.as_ref().to_owned())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Settings {
+    pub(crate) fn parse(block: &serde_json::Value) -> Result<Settings, BuiltinError> {
+        let empty = serde_json::Map::new();
+        let map = match block {
+            serde_json::Value::Null => &empty,
+            serde_json::Value::Object(map) => map,
+            _ => {
+                return Err(BuiltinError::invalid(
+                    ROOT.to_owned(),
+                    "must be a map of settings",
+                ));
+            }
+        };
+        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(BuiltinError::invalid(
+                format!("{ROOT}.{key}"),
+                format!("unknown key (known keys: {})", KEYS.join(", ")),
+            ));
+        }
+        let get = |key: &str| map.get(key).filter(|v| !v.is_null());
+        let mut models = model_presets();
+        let mut gpus = gpu_presets();
+        if let Some(v) = get("models") {
+            presets_from(v, &format!("{ROOT}.models"), &mut models)?;
+        }
+        if let Some(v) = get("gpus") {
+            presets_from(v, &format!("{ROOT}.gpus"), &mut gpus)?;
+        }
+        let model_name: String = match get("model") {
+            Some(v) => typed(v, &format!("{ROOT}.model"))?,
+            None => "qwen3-32b-fp8".to_owned(),
+        };
+        let gpu_name: String = match get("gpu") {
+            Some(v) => typed(v, &format!("{ROOT}.gpu"))?,
+            None => "h200".to_owned(),
+        };
+        let model =
+            models
+                .get(&model_name)
+                .cloned()
+                .ok_or_else(|| BuiltinError::UnknownPreset {
+                    path: format!("{ROOT}.model"),
+                    kind: "model",
+                    name: model_name.clone(),
+                    known: known(models.keys()),
+                })?;
+        model.check(&format!("{ROOT}.models.{model_name}"))?;
+        let gpu = gpus
+            .get(&gpu_name)
+            .cloned()
+            .ok_or_else(|| BuiltinError::UnknownPreset {
+                path: format!("{ROOT}.gpu"),
+                kind: "gpu",
+                name: gpu_name.clone(),
+                known: known(gpus.keys()),
+            })?;
+        gpu.check(&format!("{ROOT}.gpus.{gpu_name}"))?;
+
+        let memory_fraction: f64 = match get("memory_fraction") {
+            Some(v) => typed(v, &format!("{ROOT}.memory_fraction"))?,
+            None => 0.9,
+        };
+        if !(memory_fraction.is_finite() && memory_fraction > 0.0 && memory_fraction <= 1.0) {
+            return Err(BuiltinError::invalid(
+                format!("{ROOT}.memory_fraction"),
+                "must be a number in (0, 1]",
+            ));
+        }
+        let block_size: u64 = match get("block_size") {
+            Some(v) => typed(v, &format!("{ROOT}.block_size"))?,
+            None => 32,
+        };
+        if block_size == 0 {
+            return Err(BuiltinError::invalid(
+                format!("{ROOT}.block_size"),
+                "must be an integer > 0",
+            ));
+        }
+        let max_num_tokens: u64 = match get("max_num_tokens") {
+            Some(v) => typed(v, &format!("{ROOT}.max_num_tokens"))?,
+            None => 8192,
+        };
+        if max_num_tokens == 0 {
+            return Err(BuiltinError::invalid(
+                format!("{ROOT}.max_num_tokens"),
+                "must be an integer > 0",
+            ));
+        }
+        let length_jitter: f64 = match get("length_jitter") {
+            Some(v) => typed(v, &format!("{ROOT}.length_jitter"))?,
+            None => 0.2,
+        };
+        if !(length_jitter.is_finite() && (0.0..=0.9).contains(&length_jitter)) {
+            return Err(BuiltinError::invalid(
+                format!("{ROOT}.length_jitter"),
+                "must be a number in [0, 0.9]",
+            ));
+        }
+        let seed: u64 = match get("seed") {
+            Some(v) => typed(v, &format!("{ROOT}.seed"))?,
+            None => 0,
+        };
+        let calibration: Calibration = match get("calibration") {
+            Some(v) => typed(v, &format!("{ROOT}.calibration"))?,
+            None => Calibration::default(),
+        };
+        calibration.check(&format!("{ROOT}.calibration"))?;
+        Ok(Settings {
+            model_name,
+            model,
+            gpu_name,
+            gpu,
+            memory_fraction,
+            block_size,
+            max_num_tokens,
+            length_jitter,
+            seed,
+            calibration,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn presets_parse_and_are_sane() {
+        let models = model_presets();
+        for name in [
+            "llama3-8b-fp8",
+            "llama3-8b-bf16",
+            "qwen3-32b-fp8",
+            "qwen3-32b-bf16",
+            "llama3-70b-fp8",
+            "llama3-70b-bf16",
+        ] {
+            let m = &models[name];
+            m.check(name).unwrap();
+        }
+        let gpus = gpu_presets();
+        for name in ["h100", "h200", "b200"] {
+            gpus[name].check(name).unwrap();
+        }
+        // Qwen3-32B has about 32.8 billion parameters, one byte each in FP8.
+        let q = &models["qwen3-32b-fp8"];
+        let billions = q.total_params() / 1e9;
+        assert!((32.0..34.0).contains(&billions), "{billions}");
+        assert_eq!(q.kv_bytes_per_token(), 131_072.0);
+        let l70 = &models["llama3-70b-bf16"];
+        let billions = l70.total_params() / 1e9;
+        assert!((69.0..72.0).contains(&billions), "{billions}");
+        let l8 = &models["llama3-8b-bf16"];
+        let billions = l8.total_params() / 1e9;
+        assert!((7.5..8.5).contains(&billions), "{billions}");
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let s = Settings::parse(&json!({})).unwrap();
+        assert_eq!(
+            (s.model_name.as_str(), s.gpu_name.as_str()),
+            ("qwen3-32b-fp8", "h200")
+        );
+        let s = Settings::parse(&json!({
+            "model": "tiny",
+            "models": {"tiny": {"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2,
+                                 "head_dim": 16, "intermediate": 128, "vocab": 1000, "dtype": "bf16"}},
+            "calibration": {"compute_efficiency": 0.6}
+        }))
+        .unwrap();
+        assert_eq!(s.model.layers, 2);
+        assert_eq!(s.calibration.compute_efficiency, 0.6);
+        assert_eq!(s.calibration.memory_efficiency, 0.8);
+    }
+
+    #[test]
+    fn errors_name_the_path() {
+        let e = Settings::parse(&json!({"modle": "x"}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("evaluator.builtin.modle"), "{e}");
+        let e = Settings::parse(&json!({"gpu": "a100"}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("evaluator.builtin.gpu"), "{e}");
+        assert!(e.contains("b200, h100, h200"), "{e}");
+        let e = Settings::parse(&json!({"models": {"m": {"layers": 1, "color": 3}}}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("evaluator.builtin.models.m"), "{e}");
+        assert!(e.contains("color"), "{e}");
+        let e = Settings::parse(&json!({"calibration": {"speed": 1}}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("evaluator.builtin.calibration"), "{e}");
+        let e = Settings::parse(&json!({"memory_fraction": 1.5}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("evaluator.builtin.memory_fraction"), "{e}");
+        let e = Settings::parse(&json!([1])).unwrap_err().to_string();
+        assert!(e.contains("evaluator.builtin"), "{e}");
+    }
+}

@@ -1,0 +1,753 @@
+//! The inputs of `sweeper score`: evaluated candidates, each a config and a report.
+//!
+//! - JSON Lines: one `{"config": {...}, "report": {...}}` object per line (`config` may be
+//!   left out: an empty config); blank lines and `#` lines are skipped.
+//! - JSON array: `[{"config": ..., "report": ...}, ...]`.
+//! - CSV: a header row; columns named after a known report metric
+//!   ([`sweeper_score::KNOWN_METRICS`]) form the report, and every other column is config
+//!   (`used_gpus`, `tp`, labels, source columns ...). Cells are typed: integers and finite
+//!   numbers become JSON numbers, `true`/`false` booleans, anything else a string. An empty
+//!   cell means the key is absent (the scorer's defaults apply).
+//!
+//! [`ReportTable`] reads one or several inputs (the shards of an array job) as one table, a
+//! row at a time, and reads a row again from where it sits in its file
+//! ([`ReportTable::fetch`]), so that a caller holds a few numbers per row, not the rows.
+
+use super::csv_table::{RecordReader, RecordRef, for_each_text_row};
+use super::json::{RowFaults, for_each_element, for_each_line, line_at};
+use super::stream::head;
+use super::{InputError, Place, TableFormat, open_seekable, parse_number};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::File;
+use std::io::{Cursor, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use sweeper_score::{KNOWN_METRICS, Report, ScoreError, used_gpus};
+
+/// One evaluated candidate read from an input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportRow {
+    /// Where it sits in the file; `place.row` is the candidate's `index`.
+    pub place: Place,
+    /// The configuration (an arbitrary map; `used_gpus` already checked to be a count).
+    pub config: Map<String, Value>,
+    /// The report (no NaN).
+    pub report: Report,
+}
+
+/// Where a row of a [`ReportTable`] sits, so that [`ReportTable::fetch`] reads it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowAt {
+    /// The row's index in the table (counted across every input).
+    pub index: usize,
+    /// The row's first byte in its file (0 for an element of a JSON array).
+    pub offset: u64,
+    /// The row's length in bytes (0 for an element of a JSON array).
+    pub len: u64,
+}
+
+/// One or several report inputs read as one table: rows are numbered from 0 across the
+/// inputs in the order given (the second input's first row follows the first input's
+/// last), and every error names the file it is in when there are several.
+///
+/// With several inputs, an input without data rows is noted and skipped (the table must
+/// have one row somewhere), and CSV inputs must have the same columns, in any order.
+///
+/// ```
+/// use std::io::Cursor;
+/// use std::path::PathBuf;
+/// use sweeper_tables::input::ReportTable;
+///
+/// let a = "tp,output_throughput_tok_s\n1,100\n2,250\n";
+/// let b = "{\"config\": {\"tp\": 4}, \"report\": {\"output_throughput_tok_s\": 300}}\n";
+/// let mut table = ReportTable::new(vec![
+///     (PathBuf::from("a.csv"), Cursor::new(a)),
+///     (PathBuf::from("b.jsonl"), Cursor::new(b)),
+/// ]);
+/// let mut best = None;
+/// table.scan(|row, at| {
+///     let tok_s = row.report.get("output_throughput_tok_s").unwrap_or(0.0);
+///     if best.is_none_or(|(x, _)| tok_s > x) {
+///         best = Some((tok_s, at));
+///     }
+/// })?;
+/// let (_, at) = best.unwrap();
+/// assert_eq!(at.index, 2); // the first row of b.jsonl
+/// let again: Vec<_> = table.fetch(&[at])?.collect::<Result<_, _>>()?;
+/// assert_eq!(again[0].config["tp"], 4);
+/// # Ok::<(), sweeper_tables::input::InputError>(())
+/// ```
+#[derive(Debug)]
+pub struct ReportTable<R> {
+    shards: Vec<Shard<R>>,
+}
+
+#[derive(Debug)]
+struct Shard<R> {
+    path: PathBuf,
+    input: R,
+    first_row: usize,
+    rows: usize,
+    layout: Layout,
+}
+
+/// What the first reading learnt of an input, to read its rows again.
+#[derive(Debug, Clone)]
+enum Layout {
+    Unread,
+    /// No data rows.
+    Empty,
+    Csv {
+        bom: u64,
+        header: Vec<String>,
+        metric: Vec<bool>,
+    },
+    Lines {
+        bom: u64,
+    },
+    Array,
+}
+
+impl ReportTable<File> {
+    /// Opens every path; `-` is standard input, copied to a temporary file as it is read
+    /// so that its rows can be read again (it may be given once).
+    pub fn open(paths: &[PathBuf]) -> Result<Self, InputError> {
+        let mut inputs = Vec::with_capacity(paths.len());
+        let mut stdin = false;
+        for path in paths {
+            let dash = path.as_os_str() == "-";
+            if dash && std::mem::replace(&mut stdin, true) {
+                return Err(super::stdin_twice());
+            }
+            inputs.push((path.clone(), open_seekable(path)?));
+        }
+        Ok(Self::new(inputs))
+    }
+}
+
+impl<R: Read + Seek> ReportTable<R> {
+    /// A table of these inputs, in this order (each named by its path in errors).
+    pub fn new(inputs: Vec<(PathBuf, R)>) -> Self {
+        ReportTable {
+            shards: inputs
+                .into_iter()
+                .map(|(path, input)| Shard {
+                    path,
+                    input,
+                    first_row: 0,
+                    rows: 0,
+                    layout: Layout::Unread,
+                })
+                .collect(),
+        }
+    }
+
+    /// Rows of every input, once [`scan`](Self::scan) has read them.
+    pub fn rows(&self) -> usize {
+        self.shards.iter().map(|s| s.rows).sum()
+    }
+
+    /// Reads every row of every input, in order, and hands each to `visit` with where it
+    /// sits; returns notes for people about what was read in a way they may not expect: an
+    /// input without data rows (when there are several), and one per CSV metric column
+    /// with empty cells (each read as a missing metric), with the count over every input.
+    pub fn scan(
+        &mut self,
+        mut visit: impl FnMut(ReportRow, RowAt),
+    ) -> Result<Vec<String>, InputError> {
+        let several = self.shards.len() > 1;
+        let mut empty_cells: BTreeMap<String, usize> = BTreeMap::new();
+        let mut notes = Vec::new();
+        let mut first_header: Option<(PathBuf, Vec<String>)> = None;
+        let mut row = 0;
+        for shard in &mut self.shards {
+            shard.first_row = row;
+            let read = scan_input(
+                &shard.path,
+                &mut shard.input,
+                row,
+                &mut empty_cells,
+                several.then_some(&mut first_header),
+                &mut visit,
+            );
+            let (layout, rows) = match read {
+                Ok((_, 0)) | Err(InputError::Empty { .. }) if several => {
+                    notes.push(format!(
+                        "{}: no data rows; the other inputs are read",
+                        shard.path.display()
+                    ));
+                    (Layout::Empty, 0)
+                }
+                Ok((_, 0)) => {
+                    return Err(InputError::Empty {
+                        path: shard.path.clone(),
+                        detail: String::new(),
+                    });
+                }
+                Ok(read) => read,
+                Err(e) if several => return Err(e.in_file(&shard.path)),
+                Err(e) => return Err(e),
+            };
+            shard.layout = layout;
+            shard.rows = rows;
+            row += rows;
+        }
+        if row == 0 {
+            return Err(InputError::NoRows {
+                paths: self.shards.iter().map(|s| s.path.clone()).collect(),
+            });
+        }
+        notes.extend(empty_cells.into_iter().map(|(column, n)| {
+            format!(
+                "column {}: {n} empty cell{}, each read as a missing metric",
+                crate::text::quote(&column),
+                if n == 1 { "" } else { "s" }
+            )
+        }));
+        Ok(notes)
+    }
+
+    /// The rows at `wanted`, read again, in that order (each as [`scan`](Self::scan) handed
+    /// it out). A CSV or JSON Lines row is read from its offset; the rows of a JSON array
+    /// are found by reading the array again, once per call, and held until handed out.
+    pub fn fetch<'a>(&'a mut self, wanted: &'a [RowAt]) -> Result<Fetch<'a, R>, InputError> {
+        let mut held = HashMap::new();
+        for shard in &mut self.shards {
+            if !matches!(shard.layout, Layout::Array) {
+                continue;
+            }
+            let range = shard.first_row..shard.first_row + shard.rows;
+            let mine: HashSet<usize> = wanted
+                .iter()
+                .map(|at| at.index)
+                .filter(|i| range.contains(i))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let path = shard.path.clone();
+            rewind(&path, &mut shard.input)?;
+            let h = head(&path, &mut shard.input)?;
+            for_each_element(&path, h.reader, shard.first_row, |place, value| {
+                if mine.contains(&place.row) {
+                    held.insert(place.row, json_report(&path, place, value)?);
+                }
+                Ok(())
+            })?;
+        }
+        Ok(Fetch {
+            table: self,
+            wanted: wanted.iter(),
+            held,
+            bytes: Vec::new(),
+            csv: None,
+        })
+    }
+
+    fn shard_of(&mut self, index: usize) -> Option<&mut Shard<R>> {
+        let k = self
+            .shards
+            .partition_point(|s| s.first_row + s.rows <= index);
+        self.shards.get_mut(k).filter(|s| index >= s.first_row)
+    }
+}
+
+/// The rows [`ReportTable::fetch`] reads again, in the order asked for.
+#[derive(Debug)]
+pub struct Fetch<'a, R> {
+    table: &'a mut ReportTable<R>,
+    wanted: std::slice::Iter<'a, RowAt>,
+    held: HashMap<usize, ReportRow>,
+    bytes: Vec<u8>,
+    /// The parser of CSV rows read again, made at the first one.
+    csv: Option<RecordReader>,
+}
+
+impl<R: Read + Seek> Fetch<'_, R> {
+    fn read(&mut self, at: RowAt) -> Result<ReportRow, InputError> {
+        if let Some(row) = self.held.remove(&at.index) {
+            return Ok(row);
+        }
+        let gone = |path: &Path| InputError::Format {
+            path: path.to_owned(),
+            detail: format!("row {} is not in the table read", at.index),
+        };
+        let Some(shard) = self.table.shard_of(at.index) else {
+            return Err(gone(Path::new("the table")));
+        };
+        let (bom, csv) = match &shard.layout {
+            Layout::Csv {
+                bom,
+                header,
+                metric,
+            } => (*bom, Some((header, metric))),
+            Layout::Lines { bom } => (*bom, None),
+            _ => return Err(gone(&shard.path)),
+        };
+        let path = &shard.path;
+        let io = |source| InputError::Io {
+            path: path.clone(),
+            source,
+        };
+        let len = usize::try_from(at.len).map_err(|_| gone(path))?;
+        let bytes = match csv {
+            Some(_) => self.csv.get_or_insert_with(RecordReader::new).bytes(),
+            None => &mut self.bytes,
+        };
+        shard
+            .input
+            .seek(SeekFrom::Start(bom + at.offset))
+            .map_err(io)?;
+        bytes.resize(len, 0);
+        shard.input.read_exact(bytes).map_err(io)?;
+        // The line is known only to the first reading; nothing here reports it.
+        let place = Place {
+            line: None,
+            row: at.index,
+        };
+        match (csv, &mut self.csv) {
+            (Some((header, metric)), Some(again)) => {
+                csv_row(place, header, metric, again.read(path)?, None)
+            }
+            _ => json_report(path, place, line_at(path, &self.bytes)?),
+        }
+    }
+}
+
+impl<R: Read + Seek> Iterator for Fetch<'_, R> {
+    type Item = Result<ReportRow, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = *self.wanted.next()?;
+        Some(self.read(at))
+    }
+}
+
+fn rewind<R: Seek>(path: &Path, input: &mut R) -> Result<(), InputError> {
+    input
+        .seek(SeekFrom::Start(0))
+        .map(drop)
+        .map_err(|source| InputError::Io {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+/// Reads one input of a table (its rows numbered from `first_row`); returns what is needed
+/// to read its rows again and how many it has. `first_header` is the first CSV header of
+/// a table of several inputs, which every later CSV input must match.
+fn scan_input<R: Read + Seek>(
+    path: &Path,
+    input: &mut R,
+    first_row: usize,
+    empty: &mut BTreeMap<String, usize>,
+    first_header: Option<&mut Option<(PathBuf, Vec<String>)>>,
+    visit: &mut dyn FnMut(ReportRow, RowAt),
+) -> Result<(Layout, usize), InputError> {
+    rewind(path, input)?;
+    let h = head(path, input)?;
+    let bom = h.bom;
+    match h.format {
+        TableFormat::Csv => {
+            let mut rows = 0;
+            let on_header = |header: &[String]| {
+                match first_header {
+                    Some(Some((first, columns))) => same_columns(path, header, first, columns)?,
+                    Some(slot) => *slot = Some((path.to_owned(), header.to_vec())),
+                    None => {}
+                }
+                Ok(header
+                    .iter()
+                    .map(|h| KNOWN_METRICS.contains(&h.as_str()))
+                    .collect::<Vec<bool>>())
+            };
+            let each = |metric: &Vec<bool>, header: &[String], row, text: RecordRef<'_>| {
+                let place = Place {
+                    line: text.line,
+                    row,
+                };
+                let report = csv_row(place, header, metric, text.cells, Some(&mut *empty))?;
+                rows += 1;
+                visit(
+                    report,
+                    RowAt {
+                        index: row,
+                        offset: text.offset,
+                        len: text.len,
+                    },
+                );
+                Ok(())
+            };
+            let (header, metric) = for_each_text_row(path, h.reader, first_row, on_header, each)?;
+            Ok((
+                Layout::Csv {
+                    bom,
+                    header,
+                    metric,
+                },
+                rows,
+            ))
+        }
+        TableFormat::JsonLines => {
+            let rows = for_each_line(
+                path,
+                h.reader,
+                first_row,
+                RowFaults::InLineOrder,
+                |place, value, span| {
+                    visit(
+                        json_report(path, place, value)?,
+                        RowAt {
+                            index: place.row,
+                            offset: span.offset,
+                            len: span.len,
+                        },
+                    );
+                    Ok(())
+                },
+            )?;
+            Ok((Layout::Lines { bom }, rows))
+        }
+        TableFormat::JsonArray => {
+            let rows = for_each_element(path, h.reader, first_row, |place, value| {
+                visit(
+                    json_report(path, place, value)?,
+                    RowAt {
+                        index: place.row,
+                        offset: 0,
+                        len: 0,
+                    },
+                );
+                Ok(())
+            })?;
+            Ok((Layout::Array, rows))
+        }
+        TableFormat::Npy => Err(InputError::Format {
+            path: path.to_owned(),
+            detail: "a .npy matrix has no configs or report keys; `sweeper score` reads \
+                     JSON Lines, a JSON array or CSV (`sweeper front` reads .npy)"
+                .to_owned(),
+        }),
+    }
+}
+
+/// Checks that a CSV input of a table has the columns of the table's first CSV input.
+fn same_columns(
+    path: &Path,
+    header: &[String],
+    first: &Path,
+    columns: &[String],
+) -> Result<(), InputError> {
+    let missing: Vec<String> = columns
+        .iter()
+        .filter(|c| !header.contains(c))
+        .map(|c| crate::text::quote(c))
+        .collect();
+    let extra: Vec<String> = header
+        .iter()
+        .filter(|c| !columns.contains(c))
+        .map(|c| crate::text::quote(c))
+        .collect();
+    if missing.is_empty() && extra.is_empty() {
+        return Ok(());
+    }
+    let mut differences = Vec::new();
+    if !missing.is_empty() {
+        differences.push(format!("it lacks {}", missing.join(", ")));
+    }
+    if !extra.is_empty() {
+        differences.push(format!(
+            "{} {} not in {}",
+            extra.join(", "),
+            if extra.len() == 1 { "is" } else { "are" },
+            first.display()
+        ));
+    }
+    Err(InputError::Format {
+        path: path.to_owned(),
+        detail: format!(
+            "the CSV header differs from {}'s: {}. CSV inputs read as one table need the same \
+             columns (in any order): give every shard the same header",
+            first.display(),
+            differences.join("; ")
+        ),
+    })
+}
+
+/// Reads every candidate of a JSON Lines, JSON array or CSV file (decided by content); the
+/// path `-` reads standard input.
+pub fn read_reports(path: &Path) -> Result<Vec<ReportRow>, InputError> {
+    let mut rows = Vec::new();
+    ReportTable::open(&[path.to_owned()])?.scan(|row, _| rows.push(row))?;
+    Ok(rows)
+}
+
+/// [`read_reports`] of bytes already in memory; `path` only names them in errors.
+pub fn parse_reports(path: &Path, bytes: &[u8]) -> Result<Vec<ReportRow>, InputError> {
+    parse_reports_with_notes(path, bytes).map(|(rows, _)| rows)
+}
+
+/// [`parse_reports`], with notes for people about what was read in a way they may not
+/// expect: one per CSV metric column with empty cells (each read as a missing metric), with
+/// the count.
+pub fn parse_reports_with_notes(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(Vec<ReportRow>, Vec<String>), InputError> {
+    let mut rows = Vec::new();
+    let notes = for_each_report(path, bytes, |row| rows.push(row))?;
+    Ok((rows, notes))
+}
+
+/// [`parse_reports_with_notes`] one row at a time: hands every candidate to `visit` as it
+/// is read, in input order, and returns the notes ([`ReportTable`] of one input).
+pub fn for_each_report(
+    path: &Path,
+    bytes: &[u8],
+    mut visit: impl FnMut(ReportRow),
+) -> Result<Vec<String>, InputError> {
+    ReportTable::new(vec![(path.to_owned(), Cursor::new(bytes))]).scan(|row, _| visit(row))
+}
+
+/// Turns a scorer error about one candidate into an input error at its place.
+fn at(place: Place, err: ScoreError) -> InputError {
+    match err {
+        ScoreError::NanReport { key, .. } => InputError::Value {
+            place,
+            column: key,
+            detail: "value is NaN; fronts and rankings need comparable numbers".to_owned(),
+        },
+        ScoreError::Invalid { key, detail, .. } => InputError::Value {
+            place,
+            column: key,
+            detail,
+        },
+        other => InputError::Value {
+            place,
+            column: String::new(),
+            detail: other.to_string(),
+        },
+    }
+}
+
+fn checked_row(
+    place: Place,
+    config: Map<String, Value>,
+    report: Report,
+) -> Result<ReportRow, InputError> {
+    used_gpus(place.row, &config).map_err(|e| at(place, e))?;
+    Ok(ReportRow {
+        place,
+        config,
+        report,
+    })
+}
+
+fn json_report(path: &Path, place: Place, value: Value) -> Result<ReportRow, InputError> {
+    let shape = |detail: &str| InputError::Format {
+        path: path.to_owned(),
+        detail: format!("{place}: {detail}"),
+    };
+    let Value::Object(mut object) = value else {
+        return Err(shape(
+            "expected an object {\"config\": {...}, \"report\": {...}}",
+        ));
+    };
+    if let Some(key) = object.keys().find(|k| *k != "config" && *k != "report") {
+        return Err(shape(&format!(
+            "unknown key `{key}`; a row has only `config` and `report`"
+        )));
+    }
+    let config = match object.remove("config") {
+        None => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(shape("`config` must be an object")),
+    };
+    let report_value = object
+        .remove("report")
+        .ok_or_else(|| shape("missing `report`"))?;
+    let report = Report::from_json(place.row, &report_value).map_err(|e| at(place, e))?;
+    checked_row(place, config, report)
+}
+
+/// A config cell as a typed JSON value (`None` for an empty cell).
+fn config_value(cell: &str) -> Option<Value> {
+    let t = cell.trim();
+    if t.is_empty() {
+        return None;
+    }
+    Some(match t {
+        "true" | "True" | "TRUE" => Value::Bool(true),
+        "false" | "False" | "FALSE" => Value::Bool(false),
+        _ => {
+            if let Ok(i) = t.parse::<i64>() {
+                Value::from(i)
+            } else if let Ok(u) = t.parse::<u64>() {
+                Value::from(u)
+            } else if let Some(n) = t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+                Value::Number(n)
+            } else {
+                Value::String(t.to_owned())
+            }
+        }
+    })
+}
+
+/// One CSV data row as a candidate; `empty` counts the empty metric cells (first reading).
+fn csv_row(
+    place: Place,
+    headers: &[String],
+    is_metric: &[bool],
+    cells: &csv::StringRecord,
+    mut empty: Option<&mut BTreeMap<String, usize>>,
+) -> Result<ReportRow, InputError> {
+    let mut config = Map::new();
+    let mut metrics = BTreeMap::new();
+    for ((name, cell), &metric) in headers.iter().zip(cells).zip(is_metric) {
+        if metric {
+            if cell.trim().is_empty() {
+                if let Some(empty) = empty.as_deref_mut() {
+                    *empty.entry(name.clone()).or_insert(0) += 1;
+                }
+                continue;
+            }
+            let x = parse_number(cell).map_err(|detail| InputError::Value {
+                place,
+                column: name.clone(),
+                detail,
+            })?;
+            metrics.insert(name.clone(), x);
+        } else if let Some(v) = config_value(cell) {
+            config.insert(name.clone(), v);
+        }
+    }
+    let report = Report::from_map(place.row, metrics).map_err(|e| at(place, e))?;
+    checked_row(place, config, report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn write(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn csv_splits_metrics_from_config() {
+        let (_d, p) = write(
+            "r.csv",
+            "# source: test\ntp,used_gpus,offload,output_throughput_tok_s,mean_e2e_latency_ms,note\n\
+             4,4,true,100.5,,fast\n8,8,false,inf,20,\n",
+        );
+        let rows = read_reports(&p).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            Value::Object(rows[0].config.clone()),
+            json!({"tp": 4, "used_gpus": 4, "offload": true, "note": "fast"})
+        );
+        assert_eq!(rows[0].report.get("output_throughput_tok_s"), Some(100.5));
+        assert_eq!(rows[0].report.get("mean_e2e_latency_ms"), None);
+        assert_eq!(
+            rows[1].report.get("output_throughput_tok_s"),
+            Some(f64::INFINITY)
+        );
+        assert_eq!(
+            rows[1].place,
+            Place {
+                line: Some(4),
+                row: 1
+            }
+        );
+    }
+
+    #[test]
+    fn csv_bad_metric_names_line_and_column() {
+        let (_d, p) = write("r.csv", "used_gpus,gpu_hours\n1,2\n1,NaN\n");
+        let err = read_reports(&p).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("line 3 (row 1), column `gpu_hours`: value is NaN"),
+            "{err}"
+        );
+        let (_d, p) = write("r.csv", "used_gpus,gpu_hours\nmany,2\n");
+        let err = read_reports(&p).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("line 2 (row 0), column `used_gpus`: must be a number"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn json_lines_and_arrays() {
+        let (_d, p) = write(
+            "r.jsonl",
+            "{\"config\": {\"used_gpus\": 2}, \"report\": {\"output_throughput_tok_s\": 5, \"model\": \"m\"}}\n\n{\"report\": {}}\n",
+        );
+        let rows = read_reports(&p).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].report.len(), 1);
+        assert!(rows[1].config.is_empty());
+        assert_eq!(
+            rows[1].place,
+            Place {
+                line: Some(3),
+                row: 1
+            }
+        );
+        let (_d, p) = write(
+            "r.json",
+            "[{\"config\": {}, \"report\": {\"gpu_hours\": 1}}]",
+        );
+        assert_eq!(read_reports(&p).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn json_shape_errors_name_the_line() {
+        let (_d, p) = write("r.jsonl", "{\"report\": {}, \"extra\": 1}\n");
+        let err = read_reports(&p).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("line 1 (row 0): unknown key `extra`"),
+            "{err}"
+        );
+        let (_d, p) = write("r.jsonl", "{\"config\": {}}\n");
+        assert!(
+            read_reports(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("missing `report`")
+        );
+        let (_d, p) = write("r.jsonl", "{\"report\": {\"gpu_hours\": \"2\"}}\n");
+        let err = read_reports(&p).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("column `gpu_hours`: must be a number, got a string"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn empty_inputs_are_errors() {
+        for text in ["", "# nothing\n", "a,b\n", "[]", "\n\n"] {
+            let (_d, p) = write("e.txt", text);
+            let err = read_reports(&p).unwrap_err();
+            assert!(matches!(err, InputError::Empty { .. }), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn config_cells_are_typed() {
+        assert_eq!(config_value(" 4 "), Some(json!(4)));
+        assert_eq!(config_value("2.5"), Some(json!(2.5)));
+        assert_eq!(config_value("True"), Some(json!(true)));
+        assert_eq!(config_value("hicache"), Some(json!("hicache")));
+        assert_eq!(config_value("inf"), Some(json!("inf")));
+        assert_eq!(config_value(""), None);
+    }
+}
