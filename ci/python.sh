@@ -28,9 +28,9 @@ py="$tmp/venv/bin/python"
 "$py" -m pip install --quiet --disable-pip-version-check "maturin>=1.9,<2" numpy pytest
 "$tmp/venv/bin/maturin" build --quiet --locked --profile "$profile" \
     -m crates/sweeper-py/Cargo.toml -i "$py" -o "$tmp/dist"
-"$py" -m pip install --quiet --disable-pip-version-check "$tmp"/dist/sweeper-*.whl
+"$py" -m pip install --quiet --disable-pip-version-check "$tmp"/dist/sweeper_serving-*.whl
 # The wheel carries the type stubs and the PEP 561 marker beside the extension module.
-"$py" - "$tmp"/dist/sweeper-*.whl <<'PY'
+"$py" - "$tmp"/dist/sweeper_serving-*.whl <<'PY'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 for want in ("sweeper/__init__.py", "sweeper/__init__.pyi", "sweeper/py.typed"):

@@ -1,6 +1,6 @@
 //! Model and GPU presets, and the `evaluator.builtin` config block.
 //!
-//! Presets are JSON data files compiled into the binary (`crates/sweeper-cli/data/`); a
+//! Presets are JSON data files compiled into the binary (`crates/sweeper-model/data/`); a
 //! config adds or overrides one by name under `models:` / `gpus:`. Every struct rejects
 //! unknown keys, and every error names its key path from `evaluator.builtin.`.
 
