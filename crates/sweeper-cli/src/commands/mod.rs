@@ -16,6 +16,7 @@ pub(crate) mod presets;
 pub(crate) mod run;
 pub(crate) mod schema;
 pub(crate) mod score;
+pub(crate) mod style;
 pub(crate) mod table;
 pub(crate) mod validate;
 
@@ -57,6 +58,16 @@ impl CliError {
 }
 
 pub(crate) type CliResult = Result<(), CliError>;
+
+/// The exit code of an engine error: 2 for the environment's (files, locks, a full disk),
+/// 1 for the input's.
+pub(crate) fn run_error(e: &sweeper_engine::RunError) -> CliError {
+    if e.is_io() {
+        CliError::io(e.to_string())
+    } else {
+        CliError::invalid(e.to_string())
+    }
+}
 
 /// Writes data to stdout; a closed pipe is not an error (the reader has what it wanted).
 pub(crate) fn print_stdout(text: &str) -> CliResult {

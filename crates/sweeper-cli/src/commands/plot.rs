@@ -10,8 +10,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use sweeper_goal::{Direction, Objective, SweepConfig};
 use sweeper_plot::{
-    Chart, Outcome, Param, PlotObjective, PlotOptions, PlotPoint, ScaleRule, best_by_trial_svg,
-    frontier_svg, png_from_svg, sla_bounds,
+    Chart, Outcome, Param, PlotObjective, PlotPoint, best_by_trial_svg, frontier_svg, png_from_svg,
+    sla_bounds,
 };
 use sweeper_score::Candidate;
 use sweeper_tables::input::{read_bytes, read_numeric_columns, read_reports};
@@ -49,79 +49,6 @@ Examples:
 Exit status: 0 ok; 1 an input that is not one of the above (the message says what to
 give); 2 usage or I/O error.";
 
-/// How a plot is drawn; shared by `sweeper plot` and `sweeper run`.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub(crate) struct StyleArgs {
-    /// Write these parameters' values beside each front point (a scalar goal: each new
-    /// best), comma-separated, e.g. `tp,max_batch_size`.
-    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
-    label: Vec<String>,
-    /// Colour the candidates by this parameter's value (a colour per value, or a ramp for
-    /// a number with many values).
-    #[arg(long, value_name = "KEY")]
-    color_by: Option<String>,
-    /// Axis scale: `auto` (log for a latency or data spanning over 100x), `linear`, `log`,
-    /// or `OBJECTIVE=SCALE` for one axis. Repeatable; the last that applies wins.
-    #[arg(long, value_name = "SCALE", value_parser = parse_scale)]
-    scale: Vec<ScaleRule>,
-}
-
-fn parse_scale(text: &str) -> Result<ScaleRule, String> {
-    text.parse()
-}
-
-impl StyleArgs {
-    pub(crate) fn options(&self) -> PlotOptions {
-        PlotOptions {
-            labels: self
-                .label
-                .iter()
-                .map(|k| k.trim().to_owned())
-                .filter(|k| !k.is_empty())
-                .collect(),
-            color_by: self.color_by.clone(),
-            scales: self.scale.clone(),
-        }
-    }
-
-    /// Warns about --label / --color-by / --scale names the chart does not have, listing
-    /// the ones it has.
-    pub(crate) fn check(&self, chart: &Chart) {
-        let mut known: Vec<&str> = Vec::new();
-        for p in &chart.points {
-            for (k, _) in &p.params {
-                if !known.contains(&k.as_str()) {
-                    known.push(k);
-                }
-            }
-        }
-        let list = if known.is_empty() {
-            "the points have no parameters".to_owned()
-        } else {
-            format!("parameters: {}", known.join(", "))
-        };
-        for key in self.label.iter().chain(&self.color_by) {
-            if !known.contains(&key.trim()) {
-                super::print_stderr(&format!(
-                    "sweeper: warning: no point has a parameter `{}`; {list}\n",
-                    key.trim()
-                ));
-            }
-        }
-        for rule in &self.scale {
-            if let Some(name) = &rule.objective
-                && !chart.objectives.iter().any(|o| &o.name == name)
-            {
-                let names: Vec<&str> = chart.objectives.iter().map(|o| o.name.as_str()).collect();
-                super::print_stderr(&format!(
-                    "sweeper: warning: --scale {name}=...: no axis `{name}`; the axes are {}\n",
-                    names.join(", ")
-                ));
-            }
-        }
-    }
-}
-
 /// Arguments of `sweeper plot`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -146,7 +73,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "TEXT")]
     title: Option<String>,
     #[command(flatten)]
-    style: StyleArgs,
+    style: super::style::StyleArgs,
 }
 
 /// What the input turned out to be, and how to draw it.
@@ -299,7 +226,7 @@ fn result_plot(result: &ResultFile, dir: PathBuf) -> Plot {
 fn journal_plot(file: &Path, dir: PathBuf) -> Result<Plot, CliError> {
     let config = super::load_config(&dir.join("config.yaml"))?;
     let result = sweeper_engine::run::result_from_journal(&config, file)
-        .map_err(|e| super::run::run_error(&e))?;
+        .map_err(|e| super::run_error(&e))?;
     let title = format!("{} (from the journal)", file.display());
     Ok(result_plot(&ResultFile::new(&config, &result, &title), dir))
 }

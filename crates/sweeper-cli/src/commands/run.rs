@@ -1,6 +1,6 @@
 //! `sweeper run`: the sweep, with a progress bar on stderr and the result on stdout.
 
-use super::{CliError, CliResult, Format, print_stdout, table};
+use super::{CliError, CliResult, Format, print_stdout, run_error, table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -65,7 +65,7 @@ pub(crate) struct Args {
     #[arg(long)]
     no_progress: bool,
     #[command(flatten)]
-    plot: super::plot::StyleArgs,
+    plot: super::style::StyleArgs,
 }
 
 /// Shows progress on stderr: a bar on a terminal; off a terminal (a log file, a CI job, a
@@ -132,16 +132,6 @@ impl RunObserver for Bar {
         self.drawn.set_length(p.budget.max(p.done));
         self.drawn.set_position(p.done);
         self.drawn.set_message(msg);
-    }
-}
-
-/// The exit code of an engine error: 2 for the environment's (files, locks, a full disk),
-/// 1 for the input's.
-pub(crate) fn run_error(e: &RunError) -> CliError {
-    if e.is_io() {
-        CliError::io(e.to_string())
-    } else {
-        CliError::invalid(e.to_string())
     }
 }
 

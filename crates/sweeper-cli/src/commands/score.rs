@@ -487,7 +487,7 @@ fn read_rows(paths: &[PathBuf], cfg: &SweepConfig) -> Result<Source, CliError> {
                         "a sweeper journal is read from its file: give its path (DIR/journal.jsonl) instead of `-`",
                     ));
                 }
-                let result = rescore_journal(cfg, path).map_err(|e| super::run::run_error(&e))?;
+                let result = rescore_journal(cfg, path).map_err(|e| super::run_error(&e))?;
                 return rows_of_trials(path, &result.trials).map(Source::Sweep);
             }
             Input::Result(mut object) => {
