@@ -36,6 +36,6 @@ use sweeper_engine::text;
 use sweeper_plot as plot;
 
 pub use output::{
-    ObjectiveInfo, ReasonCount, ResultFile, candidates_csv, chart_of, plot_of, subtitle,
-    trials_csv, write_file_atomic, write_outputs, write_outputs_with,
+    ObjectiveInfo, ReasonCount, ResultFile, ResultKind, candidates_csv, chart_of, plot_of,
+    subtitle, trials_csv, write_file_atomic, write_outputs, write_outputs_with,
 };

@@ -24,10 +24,20 @@ use sweeper_score::{Candidate, Report, objective_value};
 pub struct ObjectiveInfo {
     /// The objective's name.
     pub name: String,
-    /// `maximize` or `minimize`.
-    pub direction: String,
+    /// `maximize` or `minimize` in the file.
+    pub direction: Direction,
     /// Units, for labels.
     pub unit: String,
+}
+
+/// What the candidates of a `result.json` are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultKind {
+    /// The Pareto front of a pareto goal, `"front"` in the file.
+    Front,
+    /// The ranking of a scalar goal, `"ranking"` in the file.
+    Ranking,
 }
 
 /// A failure reason and how often it occurred.
@@ -49,7 +59,7 @@ pub struct ResultFile {
     /// The plot title.
     pub title: String,
     /// `"front"` (pareto goal) or `"ranking"` (scalar goal).
-    pub kind: String,
+    pub kind: ResultKind,
     /// The goal's target name.
     pub target: String,
     /// The effective objectives.
@@ -94,14 +104,18 @@ impl ResultFile {
             sweeper_version: env!("CARGO_PKG_VERSION").to_owned(),
             seed: config.sweep.seed,
             title: title.to_owned(),
-            kind: if result.pareto { "front" } else { "ranking" }.to_owned(),
+            kind: if result.pareto {
+                ResultKind::Front
+            } else {
+                ResultKind::Ranking
+            },
             target: config.goal.target().name().to_owned(),
             objectives: result
                 .objectives
                 .iter()
                 .map(|o| ObjectiveInfo {
                     name: o.name().to_owned(),
-                    direction: o.direction().as_str().to_owned(),
+                    direction: o.direction(),
                     unit: o.unit().to_owned(),
                 })
                 .collect(),
@@ -231,7 +245,7 @@ pub fn write_outputs_with(
 /// (`front.svg`) for a front, the best score by trial (`best.svg`) for a ranking.
 pub fn plot_of(file: &ResultFile, options: &PlotOptions) -> (&'static str, String) {
     let chart = chart_of(file);
-    if file.kind == "front" {
+    if file.kind == ResultKind::Front {
         ("front.svg", crate::plot::frontier_svg(&chart, options))
     } else {
         ("best.svg", crate::plot::best_by_trial_svg(&chart, options))
@@ -246,14 +260,7 @@ pub fn chart_of(file: &ResultFile) -> Chart {
     let objectives: Vec<PlotObjective> = file
         .objectives
         .iter()
-        .map(|o| {
-            let direction = if o.direction == "minimize" {
-                Direction::Minimize
-            } else {
-                Direction::Maximize
-            };
-            PlotObjective::new(o.name.clone(), o.unit.clone(), direction)
-        })
+        .map(|o| PlotObjective::new(o.name.clone(), o.unit.clone(), o.direction))
         .collect();
     let goal_objectives: Vec<Option<Objective>> = file
         .objectives
@@ -271,7 +278,7 @@ pub fn chart_of(file: &ResultFile) -> Chart {
         .filter_map(|c| Some((c.get("index")?.as_u64()?, c)))
         .collect();
     let keys = file.trial_config_keys();
-    let front = file.kind == "front";
+    let front = file.kind == ResultKind::Front;
     let points = file
         .trials
         .iter()
@@ -440,7 +447,7 @@ pub fn candidates_csv(file: &ResultFile) -> String {
     header.extend(
         file.objectives
             .iter()
-            .filter(|_| file.kind == "front")
+            .filter(|_| file.kind == ResultKind::Front)
             .map(|o| o.name.clone()),
     );
     for k in metric_keys.iter().chain(&label_keys) {
@@ -453,7 +460,7 @@ pub fn candidates_csv(file: &ResultFile) -> String {
         }
         row.push(cell(c.get("used_gpus")));
         row.push(cell(c.get("score")));
-        if file.kind == "front" {
+        if file.kind == ResultKind::Front {
             for o in &file.objectives {
                 row.push(cell(c.get("objectives").and_then(|m| m.get(&o.name))));
             }
@@ -608,7 +615,7 @@ mod tests {
             sweeper_version: "0".into(),
             seed: 1,
             title: "t".into(),
-            kind: "ranking".into(),
+            kind: ResultKind::Ranking,
             target: "e2e_latency".into(),
             objectives: Vec::new(),
             candidates: vec![value.clone()],
@@ -669,7 +676,7 @@ mod tests {
         let mut f = file();
         f.objectives = vec![ObjectiveInfo {
             name: "e2e_latency".into(),
-            direction: "minimize".into(),
+            direction: Direction::Minimize,
             unit: "ms".into(),
         }];
         let mut over = trial(

@@ -214,7 +214,7 @@ fn sweep_plot(file: &Path, dir: PathBuf) -> Result<Plot, CliError> {
 }
 
 fn result_plot(result: &ResultFile, dir: PathBuf) -> Plot {
-    let front = result.kind == "front";
+    let front = result.kind == sweeper_tables::ResultKind::Front;
     Plot {
         chart: chart_of(result),
         front,

@@ -342,7 +342,7 @@ pub(crate) fn print_result(file: &ResultFile, format: Format, top: Option<usize>
 /// The front or ranking as a table: position, trial, parameters, GPUs, objectives or score.
 fn result_table(file: &ResultFile) -> String {
     let params = file.config_keys();
-    let front = file.kind == "front";
+    let front = file.kind == sweeper_tables::ResultKind::Front;
     let mut header = vec![
         if front { "#" } else { "rank" }.to_owned(),
         "trial".to_owned(),
@@ -380,7 +380,7 @@ fn result_table(file: &ResultFile) -> String {
                     if file
                         .objectives
                         .first()
-                        .is_some_and(|o| o.direction == "minimize")
+                        .is_some_and(|o| o.direction == sweeper_goal::Direction::Minimize)
                     {
                         -s
                     } else {
