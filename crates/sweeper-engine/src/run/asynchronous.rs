@@ -110,6 +110,7 @@ impl Engine<'_, '_> {
             match *event {
                 Event::Batch { count } => {
                     let batch = proposer.suggest(count)?;
+                    self.check_call(usize::try_from(slots.calls).unwrap_or(usize::MAX), &batch)?;
                     let call = slots.calls;
                     slots.calls += 1;
                     if batch.len() < count {
@@ -145,11 +146,9 @@ impl Engine<'_, '_> {
                     };
                     let Some(p) = open.remove(&trial) else {
                         return Err(journal_error(if closed.contains(&trial) {
-                            format!("a second outcome of trial {trial}")
+                            super::journal::second_outcome(trial)
                         } else {
-                            format!(
-                                "an outcome of trial {trial}, which no suggestion before it proposed"
-                            )
+                            super::journal::unsuggested_outcome(trial)
                         }));
                     };
                     let source = match (

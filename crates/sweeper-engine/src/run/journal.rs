@@ -33,7 +33,7 @@ use super::{RunError, Status};
 use crate::evaluator::RawReport;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -53,6 +53,15 @@ pub const BUDGET_KEYS: [&str; 6] = [
 
 /// The largest batch a journal may record.
 const MAX_BATCH: usize = 1 << 24;
+
+/// The largest trial id a journal may record: 2^53 - 1, the largest integer that every
+/// JSON reader holds exactly (readers that keep numbers as doubles round anything larger,
+/// so `result.json` and `score --format json` would name another trial). A study numbers
+/// its trials from 0, one by one, so no sweep comes near it.
+pub(crate) const MAX_TRIAL: u64 = (1 << 53) - 1;
+
+/// The byte-order mark some editors and tools put at the start of a UTF-8 file.
+const BOM: char = '\u{feff}';
 
 /// One line of the journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,10 +137,13 @@ pub(crate) enum Event {
 pub(crate) struct Replay {
     /// Per trial id.
     pub(crate) trials: HashMap<u64, Recorded>,
-    /// Trial ids in the order they were suggested (then any with only an outcome).
+    /// Trial ids in the order they were suggested (every trial of a journal has a
+    /// suggestion line before any other line of it).
     pub(crate) order: Vec<u64>,
     /// The count each call of the proposer asked for, in call order.
     pub(crate) batches: Vec<usize>,
+    /// The trials each call's suggestion lines name, with their 1-based line, in call order.
+    pub(crate) members: Vec<Vec<(u64, usize)>>,
     /// The calls and outcomes in line order: under `schedule: async` the order in which the
     /// proposer was called and told (each line is written before the next call).
     pub(crate) events: Vec<Event>,
@@ -473,6 +485,13 @@ fn parse(
         line: Some(number + 1),
         detail,
     };
+    // trials with an outcome line so far, and how many suggestions the latest call made
+    let mut finished: HashSet<u64> = HashSet::new();
+    let mut in_call: usize = 0;
+    let mut seen_header = false;
+    // a journal that an editor or another tool saved with a byte-order mark reads as the
+    // same journal (the mark is no part of its first line)
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     for (number, text) in text.lines().enumerate() {
         if text.trim().is_empty() {
             continue;
@@ -489,6 +508,7 @@ fn parse(
                 if number != 0 {
                     return Err(bad(number, "a second header".into()));
                 }
+                seen_header = true;
                 title = recorded_title;
                 replay.asynchronous = recorded.as_ref().is_some_and(|c| {
                     c.pointer("/sweep/schedule").and_then(Value::as_str)
@@ -505,10 +525,24 @@ fn parse(
                 count,
                 parameters,
             } => {
-                let entry = replay.trials.entry(trial).or_insert_with(Recorded::pending);
-                if entry.parameters.is_none() {
-                    replay.order.push(trial);
+                if trial > MAX_TRIAL {
+                    return Err(bad(
+                        number,
+                        format!(
+                            "trial {trial} is beyond the largest trial id, {MAX_TRIAL} (2^53 - 1, the largest integer every JSON reader holds exactly); sweeper numbers trials from 0, so this line was not written by a sweep: remove it"
+                        ),
+                    ));
                 }
+                let entry = replay.trials.entry(trial).or_insert_with(Recorded::pending);
+                if entry.parameters.is_some() {
+                    return Err(bad(
+                        number,
+                        format!(
+                            "a second suggestion of trial {trial}; a sweep suggests a trial once: remove one of its lines"
+                        ),
+                    ));
+                }
+                replay.order.push(trial);
                 entry.parameters = Some(parameters);
                 if let (Some(batch), Some(count)) = (batch, count) {
                     let (Ok(batch), Ok(count)) = (usize::try_from(batch), usize::try_from(count))
@@ -525,21 +559,54 @@ fn parse(
                     }
                     if batch == replay.batches.len() {
                         replay.batches.push(count);
+                        replay.members.push(Vec::new());
                         replay.events.push(Event::Batch { count });
+                        in_call = 0;
                     } else if batch > replay.batches.len() {
                         return Err(bad(
                             number,
                             format!("batch {batch} follows batch {}", replay.batches.len()),
                         ));
+                    } else if batch + 1 < replay.batches.len() {
+                        // the suggestion lines of a call are written before the next call
+                        return Err(bad(
+                            number,
+                            format!(
+                                "a suggestion of batch {batch} after batch {} began; the suggestions of a batch are written together",
+                                replay.batches.len() - 1
+                            ),
+                        ));
+                    } else if count != replay.batches[batch] {
+                        return Err(bad(
+                            number,
+                            format!(
+                                "batch {batch} asked for {} trials, not {count}",
+                                replay.batches[batch]
+                            ),
+                        ));
                     }
+                    in_call += 1;
+                    if in_call > count {
+                        return Err(bad(
+                            number,
+                            format!(
+                                "batch {batch} asked for {count} trials and this is suggestion {in_call}"
+                            ),
+                        ));
+                    }
+                    replay.members[batch].push((trial, number + 1));
                 }
             }
             Line::Started { trial, handle } => {
-                replay
-                    .trials
-                    .entry(trial)
-                    .or_insert_with(Recorded::pending)
-                    .handle = Some(handle);
+                let Some(entry) = replay.trials.get_mut(&trial) else {
+                    return Err(bad(
+                        number,
+                        format!(
+                            "a started line of trial {trial}, which no suggestion before it proposed"
+                        ),
+                    ));
+                };
+                entry.handle = Some(handle);
             }
             Line::Outcome {
                 trial,
@@ -547,7 +614,14 @@ fn parse(
                 reason,
                 report,
             } => {
-                let entry = replay.trials.entry(trial).or_insert_with(Recorded::pending);
+                // one strictness for every reader (resume, score, plot): the checks of
+                // an async resume's replay, for any schedule
+                let Some(entry) = replay.trials.get_mut(&trial) else {
+                    return Err(bad(number, unsuggested_outcome(trial)));
+                };
+                if !finished.insert(trial) {
+                    return Err(bad(number, second_outcome(trial)));
+                }
                 entry.status = status;
                 entry.reason = reason;
                 entry.report = report;
@@ -558,15 +632,77 @@ fn parse(
             }
         }
     }
-    let mut orphans: Vec<u64> = replay
-        .trials
-        .iter()
-        .filter(|(_, r)| r.parameters.is_none())
-        .map(|(id, _)| *id)
-        .collect();
-    orphans.sort_unstable();
-    replay.order.extend(orphans);
+    if !seen_header {
+        return Err(bad(0, "the journal has no header".into()));
+    }
     Ok((replay, title))
+}
+
+/// Checks a call of the proposer replayed on resume against the journal: every trial the
+/// journal records for the `call`-th call must be one the proposer gave again (`proposed`),
+/// else the journal holds a trial that the replay would drop without a word.
+pub(crate) fn check_call(
+    path: &Path,
+    replay: &Replay,
+    call: usize,
+    proposed: &[u64],
+) -> Result<(), RunError> {
+    let Some(members) = replay.members.get(call) else {
+        return Ok(());
+    };
+    match members.iter().find(|(trial, _)| !proposed.contains(trial)) {
+        None => Ok(()),
+        Some(&(trial, line)) => Err(RunError::Journal {
+            path: path.to_owned(),
+            line: Some(line),
+            detail: format!(
+                "trial {trial} of batch {call} is not one the study proposes again (it proposes {}); the journal does not belong to this sweeper version or config, or the line was added by hand: remove it",
+                list(proposed)
+            ),
+        }),
+    }
+}
+
+/// Checks that the journal records no call after the `call`-th, in which the proposer ran
+/// out of trials to propose (a rounds sweep stops there, so a later call's trials would be
+/// dropped without a word).
+pub(crate) fn check_last_call(path: &Path, replay: &Replay, call: usize) -> Result<(), RunError> {
+    match replay.members.get(call + 1).and_then(|m| m.first()) {
+        None => Ok(()),
+        Some(&(trial, line)) => Err(RunError::Journal {
+            path: path.to_owned(),
+            line: Some(line),
+            detail: format!(
+                "trial {trial} of batch {} follows batch {call}, after which the study has nothing more to propose; the journal does not belong to this sweeper version or config, or the line was added by hand: remove it",
+                call + 1
+            ),
+        }),
+    }
+}
+
+/// Trial ids as a short list (`1, 2, 3`, cut after eight).
+fn list(ids: &[u64]) -> String {
+    let shown: Vec<String> = ids.iter().take(8).map(u64::to_string).collect();
+    let more = if ids.len() > 8 { ", ..." } else { "" };
+    if shown.is_empty() {
+        "none".to_owned()
+    } else {
+        format!("{}{more}", shown.join(", "))
+    }
+}
+
+/// Why an outcome line of `trial` that follows no suggestion of it is refused.
+pub(crate) fn unsuggested_outcome(trial: u64) -> String {
+    format!(
+        "an outcome of trial {trial}, which no suggestion before it proposed; a sweep writes a trial's outcome after its suggestion: remove this line"
+    )
+}
+
+/// Why a second outcome line of `trial` is refused.
+pub(crate) fn second_outcome(trial: u64) -> String {
+    format!(
+        "a second outcome of trial {trial}; a sweep records one outcome per trial: keep the line the sweep wrote and remove the other"
+    )
 }
 
 fn check_header(
@@ -677,11 +813,163 @@ mod tests {
         FileJournal::open(&path, &config("")).unwrap();
     }
 
+    /// Appends the suggestion line of `trial` (a trial's other lines follow it).
+    fn suggest(j: &mut FileJournal, trial: u64) {
+        j.append(&Line::Suggest {
+            trial,
+            batch: None,
+            count: None,
+            parameters: Map::from_iter([("tp".to_owned(), Value::from(1))]),
+        })
+        .unwrap();
+    }
+
+    /// A journal of two batches (trials 0, 1 and 2) with outcomes, as a sweep writes it,
+    /// then `extra` lines.
+    fn journal_text(extra: &[&str]) -> String {
+        let meaning = meaning(&config(""));
+        let header = serde_json::to_string(&header(&config(""), None)).unwrap();
+        assert!(header.contains(&meaning.to_string()));
+        let mut lines = vec![
+            header,
+            r#"{"kind":"suggest","trial":0,"batch":0,"count":2,"parameters":{"tp":1}}"#.into(),
+            r#"{"kind":"suggest","trial":1,"batch":0,"count":2,"parameters":{"tp":2}}"#.into(),
+            r#"{"kind":"outcome","trial":0,"status":"failed","reason":"x"}"#.into(),
+            r#"{"kind":"outcome","trial":1,"status":"feasible","report":{"output_throughput_tok_s":5}}"#.into(),
+            r#"{"kind":"suggest","trial":2,"batch":1,"count":1,"parameters":{"tp":1}}"#.into(),
+            r#"{"kind":"started","trial":2,"handle":"slurm:4"}"#.into(),
+        ];
+        lines.extend(extra.iter().map(|l| (*l).to_owned()));
+        lines.join("\n") + "\n"
+    }
+
+    /// What reading `text` as a journal gives: by `score`/`plot` ([`read`]) and by a resume
+    /// ([`FileJournal::open`]), which must agree, error for error.
+    fn read_both(text: &str) -> Result<Replay, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let read = read(&path, None).map_err(|e| e.to_string());
+        let opened = FileJournal::open(&path, &config(""))
+            .map(|j| j.replay().clone())
+            .map_err(|e| e.to_string());
+        match (&read, &opened) {
+            (Ok(a), Ok(b)) => assert_eq!(a.trials, b.trials),
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            _ => panic!("score reads {read:?}, resume {opened:?}"),
+        }
+        read
+    }
+
+    #[test]
+    fn every_reader_refuses_what_a_sweep_never_writes() {
+        let fine = read_both(&journal_text(&[])).unwrap();
+        assert_eq!(fine.order, [0, 1, 2]);
+        assert_eq!(fine.members, [vec![(0, 2), (1, 3)], vec![(2, 6)]]);
+        let refused = [
+            // a second, conflicting outcome (the later line used to win)
+            (
+                r#"{"kind":"outcome","trial":1,"status":"feasible","report":{"output_throughput_tok_s":1e12}}"#,
+                "line 8: a second outcome of trial 1; a sweep records one outcome per trial: keep the line the sweep wrote and remove the other",
+            ),
+            // an outcome of a trial never suggested (it used to become a row with no config)
+            (
+                r#"{"kind":"outcome","trial":9999,"status":"failed","reason":"x"}"#,
+                "line 8: an outcome of trial 9999, which no suggestion before it proposed; a sweep writes a trial's outcome after its suggestion: remove this line",
+            ),
+            (
+                r#"{"kind":"started","trial":9999,"handle":"slurm:5"}"#,
+                "line 8: a started line of trial 9999, which no suggestion before it proposed",
+            ),
+            (
+                r#"{"kind":"suggest","trial":2,"batch":1,"count":1,"parameters":{"tp":2}}"#,
+                "line 8: a second suggestion of trial 2; a sweep suggests a trial once",
+            ),
+            // the largest id: it used to be dropped without a word on resume
+            (
+                r#"{"kind":"suggest","trial":18446744073709551615,"parameters":{"tp":2}}"#,
+                "line 8: trial 18446744073709551615 is beyond the largest trial id, 9007199254740991",
+            ),
+            (
+                r#"{"kind":"suggest","trial":9007199254740992,"batch":2,"count":1,"parameters":{"tp":2}}"#,
+                "line 8: trial 9007199254740992 is beyond the largest trial id",
+            ),
+            (
+                r#"{"kind":"suggest","trial":3,"batch":0,"count":2,"parameters":{"tp":2}}"#,
+                "line 8: a suggestion of batch 0 after batch 1 began",
+            ),
+            (
+                r#"{"kind":"suggest","trial":3,"batch":1,"count":1,"parameters":{"tp":2}}"#,
+                "line 8: batch 1 asked for 1 trials and this is suggestion 2",
+            ),
+            (
+                r#"{"kind":"suggest","trial":3,"batch":1,"count":2,"parameters":{"tp":2}}"#,
+                "line 8: batch 1 asked for 1 trials, not 2",
+            ),
+        ];
+        for (line, why) in refused {
+            let err = read_both(&journal_text(&[line])).unwrap_err();
+            assert!(err.contains(why), "{line}: {err}");
+        }
+        // the largest id that is not refused
+        let top = r#"{"kind":"suggest","trial":9007199254740991,"batch":2,"count":1,"parameters":{"tp":2}}"#;
+        let replay = read_both(&journal_text(&[top])).unwrap();
+        assert_eq!(replay.order, [0, 1, 2, MAX_TRIAL]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_header() {
+        let text = journal_text(&[]);
+        let marked = format!("\u{feff}{text}");
+        let replay = read_both(&marked).unwrap();
+        assert_eq!(replay.order, [0, 1, 2]);
+        assert_eq!(replay.finished(), 2);
+        // a resume appends after it, and the journal reads the same again
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        std::fs::write(&path, &marked).unwrap();
+        let mut j = FileJournal::open(&path, &config("")).unwrap();
+        j.append(&Line::Outcome {
+            trial: 2,
+            status: Status::Failed,
+            reason: Some("y".into()),
+            report: None,
+        })
+        .unwrap();
+        drop(j);
+        assert_eq!(read(&path, None).unwrap().finished(), 3);
+        // a mark and nothing else is a journal with no header
+        let err = read_both("\u{feff}\n").unwrap_err();
+        assert!(err.contains("line 1: the journal has no header"), "{err}");
+    }
+
+    #[test]
+    fn a_resume_refuses_a_journaled_trial_the_study_does_not_propose_again() {
+        let replay = read_both(&journal_text(&[])).unwrap();
+        let path = Path::new("j.jsonl");
+        check_call(path, &replay, 0, &[0, 1]).unwrap();
+        check_call(path, &replay, 5, &[7]).unwrap();
+        let err = check_call(path, &replay, 1, &[3]).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "line 6: trial 2 of batch 1 is not one the study proposes again (it proposes 3)"
+            ),
+            "{err}"
+        );
+        check_last_call(path, &replay, 1).unwrap();
+        let err = check_last_call(path, &replay, 0).unwrap_err().to_string();
+        assert!(
+            err.contains("line 6: trial 2 of batch 1 follows batch 0, after which the study has nothing more to propose"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn a_torn_last_line_is_cut_off_on_open() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j.jsonl");
         let mut j = FileJournal::create(&path, &config("")).unwrap();
+        suggest(&mut j, 0);
         j.append(&Line::Outcome {
             trial: 0,
             status: Status::Failed,
@@ -702,7 +990,7 @@ mod tests {
         // a complete line that is not a journal line is an error naming the line
         std::fs::write(&path, format!("{whole}garbage\n")).unwrap();
         let err = FileJournal::open(&path, &config("")).unwrap_err();
-        assert!(err.to_string().contains("line 3"), "{err}");
+        assert!(err.to_string().contains("line 4"), "{err}");
     }
 
     #[test]
@@ -710,6 +998,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j.jsonl");
         let mut j = FileJournal::create(&path, &config("")).unwrap();
+        suggest(&mut j, 0);
+        suggest(&mut j, 1);
         for (trial, handle) in [(0, "slurm:7"), (1, "slurm:8"), (1, "slurm:9")] {
             j.append(&Line::Started {
                 trial,

@@ -746,6 +746,15 @@ impl Engine<'_, '_> {
         self.replay.trials.get(&trial)
     }
 
+    /// [`journal::check_call`] of the `call`-th call of the proposer, which gave `batch`.
+    fn check_call(&self, call: usize, batch: &[Trial]) -> Result<(), RunError> {
+        let Some(journal) = self.journal.as_deref() else {
+            return Ok(());
+        };
+        let ids: Vec<u64> = batch.iter().map(|t| t.id).collect();
+        journal::check_call(journal.path(), self.replay, call, &ids)
+    }
+
     /// The error of a sweep stopped by `max_consecutive_failures`: the failures in a row
     /// and their reasons, most frequent first.
     fn too_many_failures(&self) -> RunError {
@@ -807,10 +816,14 @@ impl Engine<'_, '_> {
                     return Err(RunError::Interrupted);
                 }
                 let batch = proposer.suggest(usize::try_from(ask).unwrap_or(usize::MAX))?;
+                self.check_call(batch_no, &batch)?;
                 let this_batch = batch_no as u64;
                 batch_no += 1;
                 if (batch.len() as u64) < ask {
                     exhausted = true;
+                    if let Some(journal) = self.journal.as_deref() {
+                        journal::check_last_call(journal.path(), self.replay, batch_no - 1)?;
+                    }
                 }
                 if batch.is_empty() {
                     break 'rounds;
