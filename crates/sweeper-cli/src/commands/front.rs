@@ -184,13 +184,25 @@ pub(crate) fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
-/// Aligned columns: numbers right-aligned, text left-aligned, two spaces apart.
+/// Aligned columns: numbers right-aligned, text left-aligned, two spaces apart. Control
+/// characters in headers and cells (a CSV column name, a report's label, a journal's
+/// parameter) are escaped ([`sweeper_engine::text::escape_controls`]), so that a table cannot
+/// drive the terminal; widths are those of the escaped text.
 pub(crate) fn write_table(
     out: &mut dyn Write,
     headers: &[String],
     right: &[bool],
     rows: &[Vec<String>],
 ) -> io::Result<()> {
+    let shown = |cells: &[String]| -> Vec<String> {
+        cells
+            .iter()
+            .map(|c| sweeper_engine::text::escape_controls(c))
+            .collect()
+    };
+    let headers = &shown(headers)[..];
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| shown(r)).collect();
+    let rows = &rows[..];
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {

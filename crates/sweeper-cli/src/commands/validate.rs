@@ -244,12 +244,16 @@ fn rows(cfg: &SweepConfig) -> Vec<(&'static str, String)> {
     rows
 }
 
+/// The resolved config for people: every value escaped
+/// ([`sweeper_engine::text::escape_controls`]), as choices, parameter names, command words and
+/// paths come from the config and must not drive the terminal.
 fn table(path: &str, cfg: &SweepConfig) -> String {
+    use sweeper_engine::text::escape_controls;
     let rows = rows(cfg);
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    let mut out = format!("valid: {path}\n");
+    let mut out = format!("valid: {}\n", escape_controls(path));
     for (k, v) in rows {
-        let _ = writeln!(out, "  {k:<width$}  {v}");
+        let _ = writeln!(out, "  {k:<width$}  {}", escape_controls(&v));
     }
     out
 }

@@ -43,3 +43,242 @@ sweep: {{max_rounds: 1, candidates_per_round: 2, parallel_evals: 1, seed: 1, alg
     }
     assert!(stderr.contains("\\e]0;TITLE\\u{7}\\e[2J"), "{stderr}");
 }
+
+/// The escape sequences a hostile input carries: a window title, a screen clear, a bell, a
+/// carriage return, a C1 control sequence introducer and DEL.
+const HOSTILE: &str = "\u{1b}]0;PWNED\u{7}\u{1b}[2J\rx\u{9b}1m\u{7f}";
+
+/// Asserts that none of `text`'s characters is a control character but line breaks (and
+/// the tabs nothing here writes), and that the hostile text shows escaped.
+fn assert_escaped(what: &str, text: &str) {
+    let raw: Vec<char> = text
+        .chars()
+        .filter(|&c| c.is_control() && c != '\n')
+        .collect();
+    assert!(
+        raw.is_empty(),
+        "{what}: {raw:?} reached the terminal: {text}"
+    );
+    assert!(
+        text.contains("\\e]0;PWNED\\u{7}\\e[2J\\rx\\u{9b}1m\\u{7f}"),
+        "{what}: {text}"
+    );
+}
+
+/// Runs `sweeper ARGS`: exit code, stdout, stderr (lossy: a raw byte must show up too).
+fn run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sweeper"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn os(s: &str) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+/// `text` as a YAML double-quoted string, every control character as a `\u` escape (YAML
+/// allows none of them raw, DEL and C1 included).
+fn yaml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn toy() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/evaluators/toy_serving.py")
+}
+
+#[test]
+fn a_reports_label_is_escaped_in_the_score_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(&cfg, "goal: {target: throughput}\n").unwrap();
+    // the issue's reproduction: a CSV cell that sets the window title
+    let csv = dir.path().join("r.csv");
+    std::fs::write(
+        &csv,
+        format!("output_throughput_tok_s,name\n5,\"{HOSTILE}\"\n"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&[
+        os("score"),
+        os("--config"),
+        cfg.as_os_str(),
+        csv.as_os_str(),
+        os("--show"),
+        os("name"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_escaped("score table of a CSV", &stdout);
+    // a config value of a JSON Lines row, shown as a column of its own
+    let jsonl = dir.path().join("r.jsonl");
+    let row = serde_json::json!({
+        "config": {"router": HOSTILE, "tp": 1},
+        "report": {"output_throughput_tok_s": 5},
+    });
+    std::fs::write(&jsonl, format!("{row}\n")).unwrap();
+    let (code, stdout, stderr) = run(&[
+        os("score"),
+        os("--config"),
+        cfg.as_os_str(),
+        jsonl.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_escaped("score table of JSON Lines", &stdout);
+    // a column name, in `front`'s table and in its diagnostics
+    let named = dir.path().join("n.csv");
+    std::fs::write(&named, format!("\"{HOSTILE}\",b\n1,2\n3,1\n")).unwrap();
+    let (code, stdout, stderr) = run(&[
+        os("front"),
+        named.as_os_str(),
+        os("--objective"),
+        os("b:max"),
+        os("--objective"),
+        os("c:max"),
+    ]);
+    assert_ne!(code, 0);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_escaped("front's error", &stderr);
+    let (code, stdout, stderr) = run(&[
+        os("front"),
+        named.as_os_str(),
+        os("--objective"),
+        os("b:max"),
+        os("--ranks"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains('\u{1b}'), "{stdout}");
+    let header = format!("{HOSTILE}:max");
+    let (code, stdout, stderr) = run(&[
+        os("front"),
+        named.as_os_str(),
+        os("--objective"),
+        os(&header),
+        os("--objective"),
+        os("b:max"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_escaped("front table header", &stdout);
+}
+
+#[test]
+fn a_journals_parameters_are_escaped_by_score_and_by_a_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.yaml");
+    let choices = format!("[{}, plain]", yaml_string(HOSTILE));
+    std::fs::write(
+        &cfg,
+        format!(
+            "goal: {{target: throughput}}
+search_space: {{gpu_budget: 8, used_gpus: [tp, replicas], parameters: {{tp: {{values: [1, 2]}}, replicas: {{values: [1]}}, router: {{choices: {choices}}}}}}}
+evaluator: {{command: [python3, {}]}}
+sweep: {{max_rounds: 1, candidates_per_round: 4, parallel_evals: 2, seed: 1, algorithm: grid}}
+",
+            toy().display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("o");
+    let (code, stdout, stderr) = run(&[
+        os("run"),
+        cfg.as_os_str(),
+        os("--out"),
+        out.as_os_str(),
+        os("--no-progress"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_escaped("run's table", &stdout);
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+    let journal = out.join("journal.jsonl");
+    let (code, stdout, stderr) = run(&[
+        os("score"),
+        os("--config"),
+        cfg.as_os_str(),
+        journal.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_escaped("score table of a journal", &stdout);
+    let (code, stdout, stderr) = run(&[
+        os("run"),
+        os("--resume"),
+        out.as_os_str(),
+        os("--no-progress"),
+        os("-v"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_escaped("the resume's table", &stdout);
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+    // validate echoes the choices, parameter names and command words
+    let words = dir.path().join("v.yaml");
+    let hostile = yaml_string(HOSTILE);
+    std::fs::write(
+        &words,
+        format!(
+            "search_space: {{parameters: {{tp: {{values: [1, 2]}}, {hostile}: {{choices: {choices}}}}}}}
+evaluator: {{command: [python3, {hostile}]}}
+"
+        ),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&[os("validate"), words.as_os_str()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_escaped("validate's table", &stdout);
+    for needle in ["parameter", "choices [", "command python3 "] {
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(needle) && l.contains("PWNED"))
+            .unwrap_or_default();
+        assert!(!line.is_empty(), "{needle}: {stdout}");
+    }
+}
+
+#[test]
+fn csv_and_json_output_keep_the_data_exact() {
+    // CSV and JSON are data for programs: a label is written as it was read (JSON escapes
+    // C0 controls in its own way), so that a round trip loses nothing
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(&cfg, "goal: {target: throughput}\n").unwrap();
+    let csv = dir.path().join("r.csv");
+    std::fs::write(
+        &csv,
+        format!("output_throughput_tok_s,name\n5,\"{HOSTILE}\"\n"),
+    )
+    .unwrap();
+    let score = |format: &str| {
+        run(&[
+            os("score"),
+            os("--config"),
+            cfg.as_os_str(),
+            csv.as_os_str(),
+            os("--show"),
+            os("name"),
+            os("--format"),
+            os(format),
+        ])
+    };
+    let (code, stdout, stderr) = score("csv");
+    assert_eq!(code, 0, "{stderr}");
+    // quoted (it holds a carriage return), byte for byte
+    assert!(stdout.contains(&format!(",\"{HOSTILE}\"\n")), "{stdout:?}");
+    let (code, stdout, stderr) = score("json");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains('\u{1b}'), "{stdout}");
+    let list: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(list[0]["config"]["name"], HOSTILE);
+}
