@@ -223,7 +223,12 @@ sweep: {{max_rounds: 1, candidates_per_round: 4, parallel_evals: 2, seed: 1, alg
     assert_eq!(code, 0, "{stderr}");
     assert_escaped("the resume's table", &stdout);
     assert!(!stderr.contains('\u{1b}'), "{stderr}");
-    // validate echoes the choices, parameter names and command words
+}
+
+#[test]
+fn validate_escapes_the_choices_parameter_names_and_command_words_it_echoes() {
+    let dir = tempfile::tempdir().unwrap();
+    let choices = format!("[{}, plain]", yaml_string(HOSTILE));
     let words = dir.path().join("v.yaml");
     let hostile = yaml_string(HOSTILE);
     std::fs::write(
