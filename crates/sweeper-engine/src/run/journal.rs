@@ -28,6 +28,11 @@
 //! - A torn last line (a kill or a full disk mid-write) is cut off when the journal is
 //!   reopened; a failed append truncates what it wrote, so a full disk leaves the journal as
 //!   it was before the line.
+//! - Every reader (a resume, `score`, `plot`) parses a journal with one function and one
+//!   strictness: what a sweep never writes is refused with its line (a second outcome or
+//!   suggestion of a trial, a line of a trial not suggested before it, a trial id past
+//!   2^53 - 1, a batch out of order or beyond its count). A leading byte-order mark is
+//!   no part of the header.
 
 use super::{RunError, Status};
 use crate::evaluator::RawReport;
