@@ -66,7 +66,8 @@ fn a_feasible_outcome(journal: &Path) -> (u64, Value) {
         .unwrap()
 }
 
-/// `score --config CFG JOURNAL` and `run --resume DIR`: both refuse, exit 2, with `why`.
+/// `score --config CFG JOURNAL`, `plot JOURNAL` and `run --resume DIR`: all refuse with
+/// `why` (score and resume exit 2).
 fn both_refuse(cfg: &Path, journal: &Path, why: &str) {
     let score = sweeper([
         "score".as_ref(),
@@ -77,6 +78,9 @@ fn both_refuse(cfg: &Path, journal: &Path, why: &str) {
     assert_eq!(score.code, 2, "score: {}{}", score.stdout, score.stderr);
     assert!(score.stdout.is_empty(), "{}", score.stdout);
     assert!(score.stderr.contains(why), "score: {}", score.stderr);
+    let plot = sweeper(["plot".as_ref(), journal.as_os_str()]);
+    assert_ne!(plot.code, 0, "plot: {}", plot.stderr);
+    assert!(plot.stderr.contains(why), "plot: {}", plot.stderr);
     let dir = journal.parent().unwrap();
     let resume = sweeper([
         "run".as_ref(),
