@@ -1,6 +1,7 @@
 //! Text from outside (an evaluator's stderr, config values) reaches the terminal with its
 //! control characters escaped.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -90,7 +91,7 @@ fn yaml_string(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
         if c.is_control() {
-            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {
             out.push(c);
         }
