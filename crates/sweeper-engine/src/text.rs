@@ -53,6 +53,86 @@ pub fn escape_for_terminal(text: &str) -> String {
         .join("\n")
 }
 
+/// JSON text with DEL and the C1 controls (U+0080 to U+009F) written as `\u` escapes:
+/// `serde_json` escapes only U+0000 to U+001F, and a terminal may act on the others (U+009B
+/// starts a control sequence as ESC `[` does). Only for JSON that `serde_json` wrote: there
+/// these characters can only stand inside strings, where the escape means the same
+/// character, so the JSON reads back to the same values.
+///
+/// ```
+/// use sweeper_engine::text::escape_json_controls;
+///
+/// assert_eq!(escape_json_controls("{\"a\": \"x\u{9b}2J\u{7f}\"}"), "{\"a\": \"x\\u009b2J\\u007f\"}");
+/// ```
+pub fn escape_json_controls(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if matches!(c, '\u{7f}'..='\u{9f}') {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A writer that passes JSON on with [`escape_json_controls`] applied, for JSON streamed to
+/// standard output (UTF-8 split between two writes included).
+#[derive(Debug)]
+pub struct JsonControls<W: std::io::Write> {
+    inner: W,
+    /// The last byte written was 0xC2, the lead byte of every C1 control in UTF-8.
+    lead: bool,
+}
+
+impl<W: std::io::Write> JsonControls<W> {
+    /// Wraps `inner`.
+    pub fn new(inner: W) -> Self {
+        JsonControls { inner, lead: false }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for JsonControls<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut start = 0;
+        for (i, &b) in buf.iter().enumerate() {
+            if self.lead {
+                self.lead = false;
+                if (0x80..=0x9f).contains(&b) {
+                    write!(self.inner, "\\u{b:04x}")?;
+                    start = i + 1;
+                    continue;
+                }
+                self.inner.write_all(&[0xc2])?;
+            }
+            if b == 0xc2 || b == 0x7f {
+                self.inner.write_all(&buf[start..i])?;
+                start = i + 1;
+                if b == 0x7f {
+                    self.inner.write_all(b"\\u007f")?;
+                } else {
+                    self.lead = true;
+                }
+            }
+        }
+        self.inner.write_all(&buf[start..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        // a lead byte waits for its second byte, which the next write brings
+        self.inner.flush()
+    }
+}
+
+impl<W: std::io::Write> Drop for JsonControls<W> {
+    fn drop(&mut self) {
+        if self.lead {
+            let _ = self.inner.write_all(&[0xc2]);
+        }
+    }
+}
+
 /// `text` escaped ([`escape_controls`]) and cut to [`QUOTE_LIMIT`] characters (with `…`
 /// and the full length when cut), between backticks: the form error messages quote a value
 /// in.
@@ -108,6 +188,34 @@ mod tests {
             "line one\n\\e]0;TITLE\\u{7}\\e[2J\\e[1A\\e[2Kfake: all good\tok"
         );
         assert!(!shown.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn json_keeps_its_values_and_loses_del_and_c1() {
+        use std::io::Write as _;
+        let value = serde_json::json!({"label": "a\u{9b}2J\u{7f}\u{1b}é\u{a0}\u{80}z"});
+        let json = serde_json::to_string(&value).unwrap();
+        let shown = escape_json_controls(&json);
+        assert!(!shown.chars().any(char::is_control), "{shown}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&shown).unwrap(),
+            value
+        );
+        // streamed one byte at a time, the C1 lead byte split from its second byte
+        let mut out = Vec::new();
+        {
+            let mut w = JsonControls::new(&mut out);
+            for b in json.as_bytes() {
+                w.write_all(&[*b]).unwrap();
+                w.flush().unwrap();
+            }
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), shown);
+        let mut out = Vec::new();
+        JsonControls::new(&mut out)
+            .write_all(json.as_bytes())
+            .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), shown);
     }
 
     #[test]

@@ -66,7 +66,10 @@ pub(crate) fn run(args: &Args) -> CliResult {
         "candidate": single.candidate,
     });
     let text = serde_json::to_string_pretty(&out).map_err(|e| CliError::io(e.to_string()))?;
-    print_stdout(&format!("{text}\n"))?;
+    print_stdout(&format!(
+        "{}\n",
+        sweeper_engine::text::escape_json_controls(&text)
+    ))?;
     match single.status {
         Status::Feasible | Status::Infeasible if single.candidate.is_some() => Ok(()),
         _ => Err(CliError::invalid(format!(

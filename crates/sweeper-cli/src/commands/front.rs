@@ -179,9 +179,11 @@ pub(crate) fn write_json_number(out: &mut dyn Write, x: f64) -> io::Result<()> {
     }
 }
 
-/// A JSON string literal.
+/// A JSON string literal, DEL and C1 controls escaped too
+/// ([`sweeper_engine::text::escape_json_controls`]).
 pub(crate) fn json_string(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+    let json = serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""));
+    sweeper_engine::text::escape_json_controls(&json)
 }
 
 /// Aligned columns: numbers right-aligned, text left-aligned, two spaces apart. Control

@@ -332,7 +332,10 @@ pub(crate) fn print_result(file: &ResultFile, format: Format, top: Option<usize>
         Format::Json => {
             let text = serde_json::to_string_pretty(&file.candidates)
                 .map_err(|e| CliError::io(e.to_string()))?;
-            print_stdout(&format!("{text}\n"))
+            print_stdout(&format!(
+                "{}\n",
+                sweeper_engine::text::escape_json_controls(&text)
+            ))
         }
         Format::Csv => print_stdout(&candidates_csv(&file)),
         Format::Table => print_stdout(&result_table(&file)),

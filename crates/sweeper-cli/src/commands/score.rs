@@ -247,6 +247,8 @@ pub(crate) fn run(args: &Args) -> CliResult {
         Format::Json => {
             let rows = source.fetch(&shown)?;
             write_read_again(|out, fault| {
+                let mut out = sweeper_engine::text::JsonControls::new(out);
+                let out = &mut out;
                 let mut ser = serde_json::Serializer::with_formatter(
                     &mut *out,
                     serde_json::ser::PrettyFormatter::new(),

@@ -58,7 +58,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             let mut text = serde_json::to_string_pretty(&summary_json(&file, &cfg))
                 .map_err(|e| CliError::io(format!("cannot encode JSON: {e}")))?;
             text.push('\n');
-            text
+            sweeper_engine::text::escape_json_controls(&text)
         }
         Format::Table => table(&file, &cfg),
         Format::Csv => csv(&file, &cfg),

@@ -254,9 +254,10 @@ evaluator: {{command: [python3, {hostile}]}}
 }
 
 #[test]
-fn csv_and_json_output_keep_the_data_exact() {
-    // CSV and JSON are data for programs: a label is written as it was read (JSON escapes
-    // C0 controls in its own way), so that a round trip loses nothing
+fn csv_keeps_the_data_exact_and_json_escapes_every_control_character() {
+    // CSV is data for programs and files: a label is written as it was read, so that a
+    // round trip loses nothing. JSON escapes every control character (serde_json leaves
+    // DEL and C1 raw; sweeper escapes them too), and reads back to the same label.
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("g.yaml");
     std::fs::write(&cfg, "goal: {target: throughput}\n").unwrap();
@@ -284,7 +285,80 @@ fn csv_and_json_output_keep_the_data_exact() {
     assert!(stdout.contains(&format!(",\"{HOSTILE}\"\n")), "{stdout:?}");
     let (code, stdout, stderr) = score("json");
     assert_eq!(code, 0, "{stderr}");
-    assert!(!stdout.contains('\u{1b}'), "{stdout}");
+    let raw: Vec<char> = stdout
+        .chars()
+        .filter(|&c| c.is_control() && c != '\n')
+        .collect();
+    assert!(raw.is_empty(), "{raw:?} in {stdout}");
     let list: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(list[0]["config"]["name"], HOSTILE);
+    // front's JSON names a column as it was read, escaped the same way
+    let named = dir.path().join("n.csv");
+    std::fs::write(&named, format!("\"{HOSTILE}\",b\n1,2\n3,1\n")).unwrap();
+    let objective = format!("{HOSTILE}:max");
+    for extra in [&[][..], &[os("--hypervolume"), os("0,0")][..]] {
+        let mut args = vec![
+            os("front"),
+            named.as_os_str(),
+            os("--objective"),
+            os(&objective),
+        ];
+        args.extend([os("--objective"), os("b:max"), os("--format"), os("json")]);
+        args.extend(extra);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            !stdout.chars().any(|c| c.is_control() && c != '\n'),
+            "{stdout}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let keys = if extra.is_empty() {
+            &v[0]["values"]
+        } else {
+            &v["reference"]
+        };
+        assert!(keys.get(HOSTILE).is_some(), "{stdout}");
+    }
+    // run and validate print JSON of the config's values (the choice, a parameter name)
+    let cfg_path = dir.path().join("c.yaml");
+    std::fs::write(
+        &cfg_path,
+        format!(
+            "goal: {{target: throughput}}
+search_space: {{gpu_budget: 8, used_gpus: [tp, replicas], parameters: {{tp: {{values: [1]}}, replicas: {{values: [1]}}, router: {{choices: [{}]}}}}}}
+evaluator: {{command: [python3, {}]}}
+sweep: {{max_rounds: 1, candidates_per_round: 1, parallel_evals: 1, seed: 1}}
+",
+            yaml_string(HOSTILE),
+            toy().display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("o");
+    for args in [
+        vec![
+            os("validate"),
+            cfg_path.as_os_str(),
+            os("--format"),
+            os("json"),
+        ],
+        vec![
+            os("run"),
+            cfg_path.as_os_str(),
+            os("--out"),
+            out.as_os_str(),
+            os("--no-progress"),
+            os("--format"),
+            os("json"),
+        ],
+    ] {
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            !stdout.chars().any(|c| c.is_control() && c != '\n'),
+            "{stdout}"
+        );
+        assert!(stdout.contains("\\u009b1m\\u007f"), "{stdout}");
+        serde_json::from_str::<serde_json::Value>(&stdout).unwrap();
+    }
 }
