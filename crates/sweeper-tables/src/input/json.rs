@@ -7,8 +7,9 @@
 
 use super::stream::{Utf8Check, not_utf8, utf8_detail, utf8_fault_after};
 use super::{InputError, Place, parse_number};
-use serde::de::{Deserializer as _, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::{Deserializer as _, Error as _, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -30,6 +31,93 @@ pub(super) enum RowFaults {
     /// After every line has been checked to be JSON (`sweeper front`: its reader once
     /// parsed every line before looking at any).
     AfterSyntax,
+}
+
+/// A JSON value whose objects name each key once, at every depth. `serde_json` keeps the
+/// last of two equal keys, so that `{"x": 1, "x": 1e12}` would silently read 1e12; a CSV
+/// header that names a column twice is refused, and so is this (with the key).
+pub(super) struct Unique(pub(super) Value);
+
+impl<'de> Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        de.deserialize_any(UniqueVisitor).map(Unique)
+    }
+}
+
+/// Builds a [`Value`] as `serde_json`'s own visitor does, but refuses a repeated key.
+struct UniqueVisitor;
+
+impl<'de> Visitor<'de> for UniqueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        Unique::deserialize(de).map(|u| u.0)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(Unique(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Unique(value) = map.next_value()?;
+            if object.contains_key(&key) {
+                return Err(A::Error::custom(format_args!(
+                    "an object names the key {} twice; keep one of the two (a reader would \
+                     take either value)",
+                    crate::text::quote(&key)
+                )));
+            }
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// Parses one JSON text as a [`Unique`] value.
+pub(super) fn unique_from_str(text: &str) -> serde_json::Result<Value> {
+    serde_json::from_str::<Unique>(text).map(|u| u.0)
 }
 
 fn io_error(path: &Path) -> impl Fn(std::io::Error) -> InputError + '_ {
@@ -100,7 +188,7 @@ pub(super) fn for_each_line<R: Read>(
             row,
         };
         row += 1;
-        let value: Value = match serde_json::from_str(trimmed) {
+        let value: Value = match unique_from_str(trimmed) {
             Ok(v) => v,
             Err(e) => {
                 let err = invalid_json(path, Some(place), &e);
@@ -128,7 +216,7 @@ pub(super) fn for_each_line<R: Read>(
 /// Reads one JSON Lines row again from its bytes (a [`Span`]).
 pub(super) fn line_at(path: &Path, bytes: &[u8]) -> Result<Value, InputError> {
     let text = std::str::from_utf8(bytes).map_err(|e| not_utf8(path, &utf8_detail(&e, 0)))?;
-    serde_json::from_str(text.trim()).map_err(|e| InputError::Format {
+    unique_from_str(text.trim()).map_err(|e| InputError::Format {
         path: path.to_owned(),
         detail: format!("a row read again does not parse (did the file change?): {e}"),
     })
@@ -153,7 +241,7 @@ impl<'de> Visitor<'de> for &mut Elements<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(value) = seq.next_element::<Value>()? {
+        while let Some(Unique(value)) = seq.next_element::<Unique>()? {
             let place = Place {
                 line: None,
                 row: self.first_row + self.count,
@@ -386,6 +474,59 @@ mod tests {
         let err = numeric_columns_lines(Path::new("t.jsonl"), b"{\"x\": \"NaN\"}\n", &cols(&["x"]))
             .unwrap_err();
         assert!(err.to_string().contains("value is NaN"), "{err}");
+    }
+
+    #[test]
+    fn a_key_named_twice_is_refused_at_any_depth() {
+        let p = Path::new("t.jsonl");
+        let text = b"{\"x\": 1, \"y\": 2}\n{\"x\": 3, \"y\": 4, \"x\": 1e12}\n";
+        let err = numeric_columns_lines(p, text, &cols(&["x", "y"])).unwrap_err();
+        let shown = err.to_string();
+        assert!(
+            shown.starts_with(
+                "t.jsonl: line 2 (row 1): invalid JSON: an object names the key `x` twice; keep one"
+            ),
+            "{shown}"
+        );
+        let text = b"[{\"x\": 1}, {\"x\": 2, \"x\": 3}]";
+        let err = numeric_columns_array(Path::new("t.json"), text, &cols(&["x"])).unwrap_err();
+        assert!(err.to_string().contains("the key `x` twice"), "{err}");
+        // nested objects and objects inside arrays too; the same key in two objects is fine
+        let nested =
+            "{\"report\": {\"m\": 1}, \"config\": {\"tp\": 1, \"o\": [{\"a\": 1, \"a\": 2}]}}";
+        let err = unique_from_str(nested).unwrap_err();
+        assert!(err.to_string().contains("the key `a` twice"), "{err}");
+        let fine = "{\"a\": {\"a\": 1}, \"b\": [{\"a\": 2}, {\"a\": 3}], \"c\": null}";
+        assert_eq!(
+            unique_from_str(fine).unwrap(),
+            serde_json::from_str::<Value>(fine).unwrap()
+        );
+        // a key from outside is escaped in the message
+        let err = unique_from_str("{\"\\u001b]0;x\": 1, \"\\u001b]0;x\": 2}").unwrap_err();
+        assert!(!err.to_string().contains('\u{1b}'), "{err}");
+    }
+
+    #[test]
+    fn unique_values_are_the_values_serde_json_reads() {
+        for text in [
+            "0",
+            "-12",
+            "18446744073709551615",
+            "1.5e-300",
+            "0.30000000000000004",
+            "\"s\\n\"",
+            "true",
+            "null",
+            "[1, [2, {}], []]",
+            "{\"k\": [null, false, -0.0]}",
+        ] {
+            assert_eq!(
+                unique_from_str(text).unwrap(),
+                serde_json::from_str::<Value>(text).unwrap(),
+                "{text}"
+            );
+        }
+        assert!(unique_from_str("1e400").is_err());
     }
 
     #[test]

@@ -401,7 +401,10 @@ fn numeric_input<R: Read>(
 }
 
 /// Parses one text cell as a number: decimal, exponent, `inf` / `-inf` / `infinity` in any
-/// case. NaN and anything else is an error message.
+/// case. NaN and anything else is an error message, and so is a finite literal too large
+/// for an `f64` (`1e400`): read as infinity it would win every ranking and front, and a
+/// JSON number that large is refused by the JSON reader too. An infinity is only ever
+/// written as one.
 pub(crate) fn parse_number(text: &str) -> Result<f64, String> {
     let t = text.trim();
     if t.is_empty() {
@@ -411,9 +414,21 @@ pub(crate) fn parse_number(text: &str) -> Result<f64, String> {
         Ok(x) if x.is_nan() => {
             Err("value is NaN; fronts and rankings need comparable numbers".to_owned())
         }
+        Ok(x) if x.is_infinite() && !names_infinity(t) => Err(format!(
+            "number out of range: {} is beyond the largest finite number (about 1.8e308); \
+             write `inf` or `-inf` for an unbounded value",
+            crate::text::quote(t)
+        )),
         Ok(x) => Ok(x),
         Err(_) => Err(format!("not a number: {t:?}")),
     }
+}
+
+/// Whether a literal that parses to an infinity spells it (`inf`, `-Infinity`, ...) rather
+/// than overflowing to it.
+fn names_infinity(literal: &str) -> bool {
+    let unsigned = literal.strip_prefix(['+', '-']).unwrap_or(literal);
+    unsigned.eq_ignore_ascii_case("inf") || unsigned.eq_ignore_ascii_case("infinity")
 }
 
 #[cfg(test)]
@@ -459,6 +474,27 @@ mod tests {
         assert!(parse_number("NaN").unwrap_err().contains("NaN"));
         assert!(parse_number("abc").unwrap_err().contains("\"abc\""));
         assert!(parse_number("").unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn parse_number_refuses_a_finite_literal_that_overflows() {
+        for spelled in [
+            "inf",
+            "+INF",
+            "-inf",
+            "Infinity",
+            "-infinity",
+            " +Infinity ",
+        ] {
+            assert!(parse_number(spelled).unwrap().is_infinite(), "{spelled}");
+        }
+        for huge in ["1e400", "-1e400", "2e308", "1.8e308", "+1E999"] {
+            let err = parse_number(huge).unwrap_err();
+            assert!(err.starts_with("number out of range: `"), "{huge}: {err}");
+            assert!(err.contains("write `inf` or `-inf`"), "{err}");
+        }
+        assert_eq!(parse_number("1.7976931348623157e308"), Ok(f64::MAX));
+        assert_eq!(parse_number("-1.7e308"), Ok(-1.7e308));
     }
 
     #[test]
