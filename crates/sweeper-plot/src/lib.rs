@@ -69,6 +69,7 @@ pub use png::{PngError, png_from_svg};
 
 use axis::{Axis, compact, text_width};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use svg::{INK, Shape, Svg};
 use sweeper_goal::{Direction, Objective, Sla};
@@ -547,6 +548,8 @@ enum Colorer {
     Categories {
         key: String,
         values: Vec<(String, &'static str, usize)>,
+        /// Each value's colour, to look a point's up at once.
+        colour_of: HashMap<String, &'static str>,
     },
     /// Numbers on a ramp from `lo` to `hi`.
     Ramp { key: String, lo: f64, hi: f64 },
@@ -573,11 +576,18 @@ impl Colorer {
                 _ => None,
             })
             .collect();
+        // Each distinct text once, in the order first met, with how many points have it:
+        // one hash look-up per point, so that many distinct values stay linear.
+        let mut count_of: HashMap<String, usize> = HashMap::new();
         let mut distinct: Vec<String> = Vec::new();
         for p in &found {
             let t = p.text();
-            if !distinct.contains(&t) {
-                distinct.push(t);
+            match count_of.get_mut(&t) {
+                Some(n) => *n += 1,
+                None => {
+                    count_of.insert(t.clone(), 1);
+                    distinct.push(t);
+                }
             }
         }
         if numbers.len() == found.len() && distinct.len() > MAX_CATEGORIES {
@@ -595,18 +605,20 @@ impl Colorer {
                 n(a).total_cmp(&n(b))
             });
         }
-        let values = distinct
+        let values: Vec<(String, &'static str, usize)> = distinct
             .into_iter()
             .enumerate()
             .map(|(i, t)| {
-                let n = found.iter().filter(|p| p.text() == t).count();
+                let n = count_of.get(&t).copied().unwrap_or(0);
                 // beyond the palette, the rest share grey
                 (t, PALETTE.get(i).copied().unwrap_or(GREY), n)
             })
             .collect();
+        let colour_of = values.iter().map(|(t, c, _)| (t.clone(), *c)).collect();
         Colorer::Categories {
             key: key.to_owned(),
             values,
+            colour_of,
         }
     }
 
@@ -619,13 +631,8 @@ impl Colorer {
             return default.to_owned();
         };
         match self {
-            Colorer::Categories { values, .. } => {
-                let t = v.text();
-                values
-                    .iter()
-                    .find(|(x, _, _)| *x == t)
-                    .map_or(GREY, |(_, c, _)| c)
-                    .to_owned()
+            Colorer::Categories { colour_of, .. } => {
+                (*colour_of.get(&v.text()).unwrap_or(&GREY)).to_owned()
             }
             Colorer::Ramp { lo, hi, .. } => match v {
                 Param::Number(x) if x.is_finite() => {
@@ -1220,7 +1227,7 @@ fn outcome_entries(chart: &Chart, dims: usize, place: &str) -> Vec<Entry> {
 fn style_entries(ctx: &Ctx, what: &str) -> Vec<Entry> {
     let mut entries = Vec::new();
     match &ctx.colors {
-        Colorer::Categories { key, values } => {
+        Colorer::Categories { key, values, .. } => {
             entries.push(Entry::Text(format!("colour: {key}"), true));
             for (v, c, n) in values {
                 let text = format!("{key} = {v} ({n})");

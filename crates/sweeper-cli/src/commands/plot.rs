@@ -557,10 +557,14 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
     let rows = read_reports(&args.input).ok();
     let mut chart = Chart::new(default_title(&args.input), objectives);
     "row".clone_into(&mut chart.id_label);
+    let mut on_front = vec![false; table.rows];
+    for &i in &front {
+        on_front[i] = true;
+    }
     for i in 0..table.rows {
         let values = table.data[i * d..(i + 1) * d].to_vec();
         let mut p = PlotPoint::new(i as u64, Outcome::Feasible, Some(values));
-        p.on_front = front.binary_search(&i).is_ok() || front.contains(&i);
+        p.on_front = on_front[i];
         if let Some(row) = rows.as_ref().and_then(|r| r.get(i)) {
             let mut params = params_of(&row.config);
             for (k, v) in row.report.iter() {

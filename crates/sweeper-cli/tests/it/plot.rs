@@ -440,6 +440,61 @@ fn labels_and_colours_by_a_parameter() {
     assert!(words(&missing).contains("colour: no candidate has `nope`"));
 }
 
+/// Colours by a parameter with many distinct text values: each value's count in the
+/// legend, one colour per value of the palette in the order first met, the rest grey.
+#[test]
+fn colours_by_a_parameter_with_many_distinct_values() {
+    let distinct = 400;
+    let mut c = Chart::new("many", pair());
+    for i in 0..3 * distinct {
+        let x = i as f64;
+        let mut p = PlotPoint::new(i as u64, Outcome::Feasible, Some(vec![x, 3000.0 - x]));
+        p.on_front = true;
+        // value k is met first at point k, and then twice more; v7 once more besides
+        let k = if i == 3 * distinct - 1 {
+            7
+        } else {
+            i % distinct
+        };
+        p.params = vec![("name".into(), Param::Text(format!("v{k}")))];
+        c.points.push(p);
+    }
+    let options = PlotOptions {
+        color_by: Some("name".into()),
+        ..PlotOptions::default()
+    };
+    let svg = frontier_svg(&c, &options);
+    assert_well_formed(&svg);
+    keep("many-colours.svg", &svg);
+    let text = words(&svg);
+    assert!(text.contains("name = v0 (3)"), "{text}");
+    // the fill of each point's mark, by trial (its tooltip's first words)
+    let mut fills = vec![""; 3 * distinct];
+    for line in svg.lines().filter(|l| l.contains("class=\"mark f")) {
+        let fill = line
+            .split("fill=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let trial = line.split("<title>trial ").nth(1).unwrap();
+        let id: usize = trial.split(' ').next().unwrap().parse().unwrap();
+        assert_eq!(fills[id], "", "trial {id} drawn twice");
+        fills[id] = fill;
+    }
+    assert!(fills.iter().all(|f| !f.is_empty()));
+    let palette: std::collections::BTreeSet<&str> = fills[..10].iter().copied().collect();
+    assert_eq!(palette.len(), 10, "{fills:?}");
+    let grey = fills[10];
+    assert!(!palette.contains(grey));
+    assert!(fills[10..distinct].iter().all(|f| *f == grey));
+    for i in 0..3 * distinct - 1 {
+        assert_eq!(fills[i], fills[i % distinct], "point {i}");
+    }
+    assert_eq!(fills[3 * distinct - 1], fills[7]);
+}
+
 #[test]
 fn three_objectives_draw_a_scatter_matrix_with_the_front_in_every_panel() {
     let points = vec![

@@ -2,6 +2,7 @@
 
 use super::stream::LineTracker;
 use super::{InputError, Place, parse_number};
+use std::collections::HashMap;
 use std::io::{Cursor, Read, SeekFrom};
 use std::path::Path;
 
@@ -82,9 +83,11 @@ fn headers<R: Read>(path: &Path, rdr: &mut Reader<R>) -> Result<Vec<String>, Inp
         });
     }
     // A column named twice would be read from one copy or the other depending on the
-    // reader (score took the last, front the first): refuse it.
+    // reader (score took the last, front the first): refuse it. One look-up per column, so
+    // that a header of a million columns is checked in linear time.
+    let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(names.len());
     for (j, name) in names.iter().enumerate() {
-        if let Some(i) = names[..j].iter().position(|n| n == name) {
+        if let Some(&i) = first_at.get(name.as_str()) {
             return Err(InputError::Format {
                 path: path.to_owned(),
                 detail: format!(
@@ -95,18 +98,23 @@ fn headers<R: Read>(path: &Path, rdr: &mut Reader<R>) -> Result<Vec<String>, Inp
                 ),
             });
         }
+        first_at.insert(name, j);
     }
     Ok(names)
 }
 
-/// The position of each requested column in the header.
+/// The position of each requested column in the header (whose names are distinct).
 fn column_positions(headers: &[String], columns: &[String]) -> Result<Vec<usize>, InputError> {
+    let at: HashMap<&str, usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(k, h)| (h.as_str(), k))
+        .collect();
     columns
         .iter()
         .map(|c| {
-            headers
-                .iter()
-                .position(|h| h == c)
+            at.get(c.as_str())
+                .copied()
                 .ok_or_else(|| InputError::MissingColumn {
                     place: None,
                     column: c.clone(),
@@ -361,6 +369,50 @@ mod tests {
         let shown = err.to_string();
         assert!(shown.contains("`a` twice (columns 1 and 3)"), "{shown}");
         assert!(text_rows(Path::new("t.csv"), bytes).is_err());
+    }
+
+    #[test]
+    fn a_column_named_twice_is_found_in_a_wide_header() {
+        // 20,000 distinct columns, then the 7th again, far from its first copy
+        let mut header: Vec<String> = (0..20_000).map(|k| format!("c{k}")).collect();
+        header.push("c6".to_owned());
+        let text = format!("{}\n", header.join(","));
+        let err = numeric_columns(Path::new("t.csv"), text.as_bytes(), &cols(&["c1"])).unwrap_err();
+        assert!(
+            err.to_string().contains("`c6` twice (columns 7 and 20001)"),
+            "{err}"
+        );
+        // the first repeat is the one named, as the pairwise check named it
+        let err = numeric_columns(Path::new("t.csv"), b"a,b,c,b,a\n1,2,3,4,5\n", &cols(&["c"]))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("`b` twice (columns 2 and 4)"),
+            "{err}"
+        );
+        // a wide header without repeats reads the columns asked for, wherever they are
+        header.pop();
+        let row: Vec<String> = (0..20_000).map(|k| k.to_string()).collect();
+        let text = format!("{}\n{}\n", header.join(","), row.join(","));
+        let t = numeric_columns(
+            Path::new("t.csv"),
+            text.as_bytes(),
+            &cols(&["c19999", "c0", "c7"]),
+        )
+        .unwrap();
+        assert_eq!(t.data, [19_999.0, 0.0, 7.0]);
+    }
+
+    #[test]
+    fn a_finite_literal_too_large_for_a_number_names_its_row_and_column() {
+        let text = b"x,y\n1,2\n3,1e400\n4,inf\n";
+        let err = numeric_columns(Path::new("t.csv"), text, &cols(&["x", "y"])).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("line 3 (row 1), column `y`: number out of range: `1e400`"),
+            "{err}"
+        );
+        let t = numeric_columns(Path::new("t.csv"), b"x\n-inf\nInfinity\n", &cols(&["x"])).unwrap();
+        assert_eq!(t.data, [f64::NEG_INFINITY, f64::INFINITY]);
     }
 
     #[test]

@@ -438,14 +438,17 @@ fn same_columns(
     first: &Path,
     columns: &[String],
 ) -> Result<(), InputError> {
+    // Sets, so that two headers of many columns compare in linear time.
+    let here: HashSet<&str> = header.iter().map(String::as_str).collect();
+    let there: HashSet<&str> = columns.iter().map(String::as_str).collect();
     let missing: Vec<String> = columns
         .iter()
-        .filter(|c| !header.contains(c))
+        .filter(|c| !here.contains(c.as_str()))
         .map(|c| crate::text::quote(c))
         .collect();
     let extra: Vec<String> = header
         .iter()
-        .filter(|c| !columns.contains(c))
+        .filter(|c| !there.contains(c.as_str()))
         .map(|c| crate::text::quote(c))
         .collect();
     if missing.is_empty() && extra.is_empty() {
@@ -738,6 +741,76 @@ mod tests {
             let (_d, p) = write("e.txt", text);
             let err = read_reports(&p).unwrap_err();
             assert!(matches!(err, InputError::Empty { .. }), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn shards_with_wide_headers_are_compared_by_name() {
+        let names: Vec<String> = (0..5_000).map(|k| format!("c{k}")).collect();
+        let mut reversed = names.clone();
+        reversed.reverse();
+        let a = format!(
+            "{},output_throughput_tok_s\n{},1\n",
+            names.join(","),
+            "0,".repeat(4_999) + "0"
+        );
+        let b = format!(
+            "output_throughput_tok_s,{}\n2,{}\n",
+            reversed.join(","),
+            "0,".repeat(4_999) + "0"
+        );
+        let mut table = ReportTable::new(vec![
+            (PathBuf::from("a.csv"), Cursor::new(a.clone())),
+            (PathBuf::from("b.csv"), Cursor::new(b)),
+        ]);
+        let mut seen = Vec::new();
+        table
+            .scan(|row, _| seen.push(row.report.get("output_throughput_tok_s")))
+            .unwrap();
+        assert_eq!(seen, [Some(1.0), Some(2.0)]);
+        // one column renamed: named as missing and as extra
+        let c = a.replacen("c4321,", "d4321,", 1);
+        let mut table = ReportTable::new(vec![
+            (PathBuf::from("a.csv"), Cursor::new(a)),
+            (PathBuf::from("c.csv"), Cursor::new(c)),
+        ]);
+        let err = table.scan(|_, _| {}).unwrap_err().to_string();
+        assert!(
+            err.contains("it lacks `c4321`; `d4321` is not in a.csv"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_metric_too_large_for_a_number_is_refused_with_its_row_and_column() {
+        let (_d, p) = write("r.csv", "used_gpus,output_throughput_tok_s\n1,5\n1,1e400\n");
+        let err = read_reports(&p).unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "line 3 (row 1), column `output_throughput_tok_s`: number out of range: `1e400`"
+            ),
+            "{err}"
+        );
+        let (_d, p) = write("r.csv", "used_gpus,output_throughput_tok_s\n1,inf\n");
+        assert_eq!(
+            read_reports(&p).unwrap()[0]
+                .report
+                .get("output_throughput_tok_s"),
+            Some(f64::INFINITY)
+        );
+    }
+
+    #[test]
+    fn a_json_key_named_twice_is_refused_in_config_report_and_row() {
+        for text in [
+            "{\"config\": {\"used_gpus\": 1}, \"report\": {\"output_throughput_tok_s\": 5, \"output_throughput_tok_s\": 1e12}}\n",
+            "{\"config\": {\"tp\": 1, \"tp\": 2}, \"report\": {}}\n",
+            "{\"report\": {}, \"report\": {\"gpu_hours\": 1}}\n",
+            "[{\"report\": {\"gpu_hours\": 1, \"gpu_hours\": 2}}]",
+        ] {
+            let (_d, p) = write("r.json", text);
+            let err = read_reports(&p).unwrap_err().to_string();
+            assert!(err.contains("twice; keep one"), "{text}: {err}");
         }
     }
 
