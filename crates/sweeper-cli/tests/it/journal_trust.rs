@@ -67,7 +67,7 @@ fn a_feasible_outcome(journal: &Path) -> (u64, Value) {
 }
 
 /// `score --config CFG JOURNAL`, `plot JOURNAL` and `run --resume DIR`: all refuse with
-/// `why` (score and resume exit 2).
+/// `why` (score and resume exit 1: the journal is bad data, as a bad reports row is).
 fn both_refuse(cfg: &Path, journal: &Path, why: &str) {
     let score = sweeper([
         "score".as_ref(),
@@ -75,7 +75,7 @@ fn both_refuse(cfg: &Path, journal: &Path, why: &str) {
         cfg.as_os_str(),
         journal.as_os_str(),
     ]);
-    assert_eq!(score.code, 2, "score: {}{}", score.stdout, score.stderr);
+    assert_eq!(score.code, 1, "score: {}{}", score.stdout, score.stderr);
     assert!(score.stdout.is_empty(), "{}", score.stdout);
     assert!(score.stderr.contains(why), "score: {}", score.stderr);
     let plot = sweeper(["plot".as_ref(), journal.as_os_str()]);
@@ -88,7 +88,7 @@ fn both_refuse(cfg: &Path, journal: &Path, why: &str) {
         dir.as_os_str(),
         "--no-progress".as_ref(),
     ]);
-    assert_eq!(resume.code, 2, "resume: {}", resume.stderr);
+    assert_eq!(resume.code, 1, "resume: {}", resume.stderr);
     assert!(resume.stderr.contains(why), "resume: {}", resume.stderr);
     // one message: the same line and words, but for the path
     let tail = |s: &str| {
@@ -201,7 +201,7 @@ fn a_resume_refuses_a_journaled_trial_the_study_does_not_propose_again() {
         journal.parent().unwrap().as_os_str(),
         "--no-progress".as_ref(),
     ]);
-    assert_eq!(resume.code, 2, "{}{}", resume.stdout, resume.stderr);
+    assert_eq!(resume.code, 1, "{}{}", resume.stdout, resume.stderr);
     assert!(
         resume.stderr.contains(
             "line 10: trial 9999 of batch 2 is not one the study proposes again (it proposes 4)"

@@ -9,6 +9,7 @@ mod front;
 mod fuzz_corpus;
 mod habits;
 mod help_examples;
+mod inputs;
 mod journal_trust;
 mod keep;
 mod plot;

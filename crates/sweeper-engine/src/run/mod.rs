@@ -301,14 +301,13 @@ impl RunError {
     }
 
     /// Whether the error is the environment's (a file, a lock, a full disk) rather than the
-    /// input's: the command line exits 2 for these, 1 for the others.
+    /// input's: the command line exits 2 for these, 1 for the others. A journal whose
+    /// content is at fault (not UTF-8, a line that does not parse or contradicts another) is
+    /// bad data, exit 1, as a bad row of a reports file is; the journal could be read.
     pub fn is_io(&self) -> bool {
         matches!(
             self,
-            RunError::Io { .. }
-                | RunError::JournalExists { .. }
-                | RunError::Locked { .. }
-                | RunError::Journal { .. }
+            RunError::Io { .. } | RunError::JournalExists { .. } | RunError::Locked { .. }
         )
     }
 }
