@@ -2,6 +2,7 @@
 //! columns of a table. Also home of the output helpers `sweeper score` shares.
 
 use super::{CliError, CliResult, Format};
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -186,40 +187,54 @@ pub(crate) fn json_string(s: &str) -> String {
     sweeper_engine::text::escape_json_controls(&json)
 }
 
-/// Aligned columns: numbers right-aligned, text left-aligned, two spaces apart. Control
-/// characters in headers and cells (a CSV column name, a report's label, a journal's
-/// parameter) are escaped ([`sweeper_engine::text::escape_controls`]), so that a table cannot
-/// drive the terminal; widths are those of the escaped text.
-pub(crate) fn write_table(
-    out: &mut dyn Write,
-    headers: &[String],
-    right: &[bool],
-    rows: &[Vec<String>],
-) -> io::Result<()> {
-    let shown = |cells: &[String]| -> Vec<String> {
-        cells
-            .iter()
-            .map(|c| sweeper_engine::text::escape_controls(c))
-            .collect()
-    };
-    let headers = &shown(headers)[..];
-    let rows: Vec<Vec<String>> = rows.iter().map(|r| shown(r)).collect();
-    let rows = &rows[..];
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+/// Aligned columns (numbers right-aligned, text left-aligned, two spaces apart) whose
+/// widths are learnt a row at a time, so that a table of millions of rows is written in two
+/// passes over its rows (the first measures each row and forgets it, the second writes it)
+/// instead of being held whole. Control characters in headers and cells (a CSV column
+/// name, a report's label, a journal's parameter) are escaped
+/// ([`sweeper_engine::text::escape_controls`]), so that a table cannot drive the terminal;
+/// widths are those of the escaped text.
+#[derive(Debug, Clone)]
+pub(crate) struct TableLayout {
+    widths: Vec<usize>,
+    right: Vec<bool>,
+}
+
+impl TableLayout {
+    /// A layout as wide as the headers; `right[k]` right-aligns column `k`.
+    pub(crate) fn new(headers: &[String], right: &[bool]) -> Self {
+        TableLayout {
+            widths: headers.iter().map(|h| shown(h).chars().count()).collect(),
+            right: right.to_vec(),
         }
     }
-    let last = headers.len().saturating_sub(1);
-    let line = |out: &mut dyn Write, cells: &[String]| -> io::Result<()> {
+
+    /// Widens the columns to fit `row`'s cells (cells beyond the headers are not counted).
+    pub(crate) fn fit(&mut self, row: &[String]) {
+        for (w, cell) in self.widths.iter_mut().zip(row) {
+            *w = (*w).max(shown(cell).chars().count());
+        }
+    }
+
+    /// Widens column `k` to `width` characters.
+    pub(crate) fn widen(&mut self, k: usize, width: usize) {
+        if let Some(w) = self.widths.get_mut(k) {
+            *w = (*w).max(width);
+        }
+    }
+
+    /// Writes one line of cells (the header or a row), padded to the widths.
+    pub(crate) fn write_row(&self, out: &mut dyn Write, cells: &[String]) -> io::Result<()> {
+        let last = self.widths.len().saturating_sub(1);
         let mut text = String::new();
         for (k, cell) in cells.iter().enumerate() {
-            let pad = widths[k].saturating_sub(cell.chars().count());
+            let cell = shown(cell);
+            let cell = cell.as_ref();
+            let pad = self.widths[k].saturating_sub(cell.chars().count());
             if k > 0 {
                 text.push_str("  ");
             }
-            if right.get(k).copied().unwrap_or(false) {
+            if self.right.get(k).copied().unwrap_or(false) {
                 text.extend(std::iter::repeat_n(' ', pad));
                 text.push_str(cell);
             } else {
@@ -230,12 +245,17 @@ pub(crate) fn write_table(
             }
         }
         writeln!(out, "{}", text.trim_end())
-    };
-    line(out, headers)?;
-    for row in rows {
-        line(out, row)?;
     }
-    Ok(())
+}
+
+/// A cell as a table shows it: control characters escaped (the text itself when it has
+/// none, as it almost always has, without a copy).
+fn shown(cell: &str) -> Cow<'_, str> {
+    if cell.chars().any(char::is_control) {
+        Cow::Owned(sweeper_engine::text::escape_controls(cell))
+    } else {
+        Cow::Borrowed(cell)
+    }
 }
 
 /// Writes CSV with a header row, through the one CSV writer (quoting by the `csv` crate,
@@ -248,14 +268,39 @@ pub(crate) fn write_csv(
     sweeper_tables::csv_out::write_records(out, headers, rows)
 }
 
+/// The rows printed: the front's, in its order, or every row in input order (`--ranks`,
+/// without a list of a row number per row).
+#[derive(Debug, Clone, Copy)]
+enum Order<'a> {
+    Rows(&'a [usize]),
+    All(usize),
+}
+
+impl<'a> Order<'a> {
+    /// The row numbers, in the order printed.
+    fn indices(self) -> Box<dyn Iterator<Item = usize> + 'a> {
+        match self {
+            Order::Rows(rows) => Box::new(rows.iter().copied()),
+            Order::All(n) => Box::new(0..n),
+        }
+    }
+
+    fn is_empty(self) -> bool {
+        match self {
+            Order::Rows(rows) => rows.is_empty(),
+            Order::All(n) => n == 0,
+        }
+    }
+}
+
 /// Rows of the table as `index` then the objective values.
 fn value_rows<'a>(
     table: &'a NumericTable,
-    order: &'a [usize],
+    order: Order<'a>,
     ranks: Option<&'a [usize]>,
 ) -> impl Iterator<Item = Vec<String>> + 'a {
     let d = table.columns.len();
-    order.iter().map(move |&i| {
+    order.indices().map(move |i| {
         let mut row = Vec::with_capacity(d + 2);
         row.push(i.to_string());
         if let Some(r) = ranks {
@@ -270,7 +315,7 @@ fn write_rows(
     out: &mut dyn Write,
     format: Format,
     table: &NumericTable,
-    order: &[usize],
+    order: Order<'_>,
     ranks: Option<&[usize]>,
 ) -> io::Result<()> {
     let d = table.columns.len();
@@ -281,14 +326,23 @@ fn write_rows(
     headers.extend(table.columns.iter().cloned());
     match format {
         Format::Table => {
-            let rows: Vec<Vec<String>> = value_rows(table, order, ranks).collect();
-            write_table(out, &headers, &vec![true; headers.len()], &rows)
+            // Two passes over the rows (measured, then written), none of them held: a
+            // table of every row (`--ranks`) is as large as the input many times over.
+            let mut layout = TableLayout::new(&headers, &vec![true; headers.len()]);
+            for row in value_rows(table, order, ranks) {
+                layout.fit(&row);
+            }
+            layout.write_row(out, &headers)?;
+            for row in value_rows(table, order, ranks) {
+                layout.write_row(out, &row)?;
+            }
+            Ok(())
         }
         Format::Csv => write_csv(out, &headers, value_rows(table, order, ranks)),
         Format::Json => {
             let keys: Vec<String> = table.columns.iter().map(|c| json_string(c)).collect();
             out.write_all(b"[")?;
-            for (k, &i) in order.iter().enumerate() {
+            for (k, i) in order.indices().enumerate() {
                 let sep = if k == 0 { "\n" } else { ",\n" };
                 write!(out, "{sep}  {{\"index\": {i}")?;
                 if let Some(r) = ranks {
@@ -396,8 +450,8 @@ pub(crate) fn run(args: &Args) -> CliResult {
                 table.rows
             ));
         }
-        let order: Vec<usize> = (0..table.rows).collect();
-        return write_stdout(|out| write_rows(out, args.format, &table, &order, Some(&ranks)));
+        let all = Order::All(table.rows);
+        return write_stdout(|out| write_rows(out, args.format, &table, all, Some(&ranks)));
     }
 
     let t = Instant::now();
@@ -410,7 +464,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             order.len()
         ));
     }
-    write_stdout(|out| write_rows(out, args.format, &table, &order, None))
+    write_stdout(|out| write_rows(out, args.format, &table, Order::Rows(&order), None))
 }
 
 #[cfg(test)]
@@ -452,18 +506,39 @@ mod tests {
     }
 
     #[test]
+    fn table_cells_are_shown_as_the_one_escaper_writes_them() {
+        for text in [
+            "tp=2",
+            "",
+            "é ü 漢",
+            "a\u{1b}]0;x\u{7}b",
+            "\t\n\r",
+            "\u{7f}\u{9b}x",
+        ] {
+            assert_eq!(
+                shown(text),
+                sweeper_engine::text::escape_controls(text),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
     fn tables_align() {
         let mut out = Vec::new();
-        write_table(
-            &mut out,
-            &["index".into(), "name".into(), "x".into()],
-            &[true, false, true],
-            &[
-                vec!["0".into(), "a".into(), "1.5".into()],
-                vec!["12".into(), "long".into(), "-inf".into()],
-            ],
-        )
-        .unwrap();
+        let headers: Vec<String> = vec!["index".into(), "name".into(), "x".into()];
+        let rows: Vec<Vec<String>> = vec![
+            vec!["0".into(), "a".into(), "1.5".into()],
+            vec!["12".into(), "long".into(), "-inf".into()],
+        ];
+        let mut layout = TableLayout::new(&headers, &[true, false, true]);
+        for row in &rows {
+            layout.fit(row);
+        }
+        layout.write_row(&mut out, &headers).unwrap();
+        for row in &rows {
+            layout.write_row(&mut out, row).unwrap();
+        }
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "index  name     x\n    0  a      1.5\n   12  long  -inf\n"

@@ -5,11 +5,11 @@
 //! `result.json`: their trials that came with a report become the rows, so that a sweep is
 //! re-scored under another goal and GPU budget without evaluating anything.
 
-use super::front::{exact, input_error, json_io, note, write_csv, write_stdout, write_table};
+use super::front::{TableLayout, exact, input_error, json_io, note, write_csv, write_stdout};
 use super::{CliError, CliResult, Format};
 use serde::ser::{SerializeSeq, Serializer as _};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -235,13 +235,22 @@ pub(crate) fn run(args: &Args) -> CliResult {
     };
     match args.format {
         Format::Table => {
-            let candidates = source
-                .fetch(&shown)?
-                .map(|row| row.map(build))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| input_error(&e))?;
-            write_stdout(|out| {
-                write_candidates_table(out, &candidates, objectives, pareto, &args.show)
+            // Two passes over the rows shown, as for CSV: the first learns the columns and
+            // their widths, the second writes; no pass holds the rows (a whole ranking of
+            // millions of rows would be gigabytes of cells).
+            let mut table = CandidateTable::new(objectives, pareto, &args.show);
+            for row in source.fetch(&shown)? {
+                table.add(&build(row.map_err(|e| input_error(&e))?));
+            }
+            let layout = table.layout();
+            let rows = source.fetch(&shown)?;
+            write_read_again(|out, fault| {
+                layout.write_row(out, &table.headers)?;
+                for (k, row) in rows.enumerate() {
+                    let c = build(row.map_err(&mut *fault)?);
+                    layout.write_row(out, &table.cells(k, &c))?;
+                }
+                Ok(())
             })
         }
         Format::Json => {
@@ -573,79 +582,167 @@ fn cell(value: Option<&Value>) -> String {
     }
 }
 
-/// The config keys of the candidates, sorted, without `used_gpus` (its own column) and
-/// without keys that collide with `taken` column names.
-fn config_keys(candidates: &[Candidate], taken: &[String]) -> Vec<String> {
-    let mut keys: Vec<String> = candidates
-        .iter()
-        .flat_map(|c| c.config.keys())
-        .filter(|k| *k != USED_GPUS && !taken.contains(k))
-        .cloned()
-        .collect();
-    keys.sort();
-    keys.dedup();
-    keys
-}
-
 fn objective_header(o: Objective) -> String {
     format!("{} ({})", o.name(), o.unit())
 }
 
-fn write_candidates_table(
-    out: &mut dyn Write,
-    candidates: &[Candidate],
-    objectives: &[Objective],
+/// What a config key's column needs: its widest cell, and whether every value is a number
+/// (right-aligned) or absent.
+#[derive(Debug, Clone, Copy)]
+struct KeyColumn {
+    width: usize,
+    numeric: bool,
+}
+
+impl Default for KeyColumn {
+    fn default() -> Self {
+        KeyColumn {
+            width: 0,
+            numeric: true,
+        }
+    }
+}
+
+impl KeyColumn {
+    fn see(&mut self, value: Option<&Value>) {
+        self.numeric &= matches!(value, None | Some(Value::Number(_)));
+        self.width = self.width.max(cell(value).chars().count());
+    }
+}
+
+/// The table of `score --format table`, learnt from the shown candidates one at a time
+/// ([`add`](Self::add)): the fixed columns (rank, index, GPUs, the goal's values), then the
+/// config keys (`--show`, or every key of the shown candidates, sorted, without
+/// `used_gpus` and names the fixed columns have), numbers right-aligned.
+#[derive(Debug)]
+struct CandidateTable<'a> {
     pareto: bool,
-    show: &[String],
-) -> io::Result<()> {
-    let mut headers: Vec<String> = Vec::new();
-    if !pareto {
-        headers.push("rank".into());
+    value_columns: Vec<Objective>,
+    show: &'a [String],
+    /// The fixed headers, then (after [`layout`](Self::layout)) the key columns.
+    headers: Vec<String>,
+    fixed_widths: Vec<usize>,
+    keys_seen: BTreeMap<String, KeyColumn>,
+    /// The key columns, set by [`layout`](Self::layout).
+    keys: Vec<String>,
+    added: usize,
+}
+
+impl<'a> CandidateTable<'a> {
+    fn new(objectives: &[Objective], pareto: bool, show: &'a [String]) -> Self {
+        let mut headers: Vec<String> = Vec::new();
+        if !pareto {
+            headers.push("rank".into());
+        }
+        headers.push("index".into());
+        headers.push("used_gpus".into());
+        let value_columns: Vec<Objective> = if pareto {
+            objectives.to_vec()
+        } else {
+            objectives.first().copied().into_iter().collect()
+        };
+        headers.extend(value_columns.iter().map(|&o| objective_header(o)));
+        CandidateTable {
+            pareto,
+            value_columns,
+            show,
+            fixed_widths: vec![0; headers.len()],
+            headers,
+            keys_seen: BTreeMap::new(),
+            keys: Vec::new(),
+            added: 0,
+        }
     }
-    headers.push("index".into());
-    headers.push("used_gpus".into());
-    let value_columns: Vec<Objective> = if pareto {
-        objectives.to_vec()
-    } else {
-        objectives.first().copied().into_iter().collect()
-    };
-    headers.extend(value_columns.iter().map(|&o| objective_header(o)));
-    let keys = if show.is_empty() {
-        config_keys(candidates, &headers)
-    } else {
-        show.to_vec()
-    };
-    let mut right = vec![true; headers.len()];
-    for key in &keys {
-        right.push(
-            candidates
-                .iter()
-                .all(|c| matches!(c.config.get(key), None | Some(Value::Number(_)))),
-        );
+
+    /// The cells of the fixed columns of the `k`-th candidate shown.
+    fn fixed_cells(&self, k: usize, c: &Candidate) -> Vec<String> {
+        let mut row = Vec::with_capacity(self.headers.len() + self.keys.len());
+        if !self.pareto {
+            row.push((k + 1).to_string());
+        }
+        row.push(c.index.to_string());
+        row.push(human(c.used_gpus));
+        for &o in &self.value_columns {
+            // A scalar goal's raw value is its score unsigned (e2e_latency is negated).
+            let v = c
+                .objective(o)
+                .unwrap_or_else(|| o.direction().sign() * c.score);
+            row.push(human(v));
+        }
+        row
     }
-    headers.extend(keys.iter().cloned());
-    let rows: Vec<Vec<String>> = candidates
-        .iter()
-        .enumerate()
-        .map(|(k, c)| {
-            let mut row = Vec::with_capacity(headers.len());
-            if !pareto {
-                row.push((k + 1).to_string());
+
+    /// Measures the next candidate shown (first pass).
+    fn add(&mut self, c: &Candidate) {
+        let fixed = self.fixed_cells(self.added, c);
+        for (w, cell) in self.fixed_widths.iter_mut().zip(&fixed) {
+            *w = (*w).max(cell.chars().count());
+        }
+        if self.show.is_empty() {
+            for (key, value) in &c.config {
+                match self.keys_seen.get_mut(key) {
+                    Some(column) => column.see(Some(value)),
+                    None => {
+                        let mut column = KeyColumn::default();
+                        column.see(Some(value));
+                        self.keys_seen.insert(key.clone(), column);
+                    }
+                }
             }
-            row.push(c.index.to_string());
-            row.push(human(c.used_gpus));
-            for &o in &value_columns {
-                // A scalar goal's raw value is its score unsigned (e2e_latency is negated).
-                let v = c
-                    .objective(o)
-                    .unwrap_or_else(|| o.direction().sign() * c.score);
-                row.push(human(v));
+        } else {
+            for key in self.show {
+                let value = c.config.get(key);
+                match self.keys_seen.get_mut(key) {
+                    Some(column) => column.see(value),
+                    None => {
+                        let mut column = KeyColumn::default();
+                        column.see(value);
+                        self.keys_seen.insert(key.clone(), column);
+                    }
+                }
             }
-            row.extend(keys.iter().map(|key| cell(c.config.get(key))));
-            row
-        })
-        .collect();
-    write_table(out, &headers, &right, &rows)
+        }
+        self.added += 1;
+    }
+
+    /// Fixes the key columns and returns the widths of every column (after every
+    /// [`add`](Self::add)).
+    fn layout(&mut self) -> TableLayout {
+        let fixed = self.headers.len();
+        self.keys = if self.show.is_empty() {
+            let taken: HashSet<&str> = self.headers.iter().map(String::as_str).collect();
+            self.keys_seen
+                .keys()
+                .filter(|k| *k != USED_GPUS && !taken.contains(k.as_str()))
+                .cloned()
+                .collect()
+        } else {
+            self.show.to_vec()
+        };
+        let columns: Vec<KeyColumn> = self
+            .keys
+            .iter()
+            .map(|k| self.keys_seen.get(k).copied().unwrap_or_default())
+            .collect();
+        self.headers.extend(self.keys.iter().cloned());
+        let mut right = vec![true; fixed];
+        right.extend(columns.iter().map(|c| c.numeric));
+        let mut layout = TableLayout::new(&self.headers, &right);
+        for (k, &w) in self.fixed_widths.iter().enumerate() {
+            layout.widen(k, w);
+        }
+        for (k, c) in columns.iter().enumerate() {
+            layout.widen(fixed + k, c.width);
+        }
+        layout
+    }
+
+    /// The cells of the `k`-th candidate shown (second pass).
+    fn cells(&self, k: usize, c: &Candidate) -> Vec<String> {
+        let mut row = self.fixed_cells(k, c);
+        row.extend(self.keys.iter().map(|key| cell(c.config.get(key))));
+        row
+    }
 }
 
 /// The columns of `score --format csv` beyond the fixed ones, gathered from the shown
