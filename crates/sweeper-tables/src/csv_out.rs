@@ -54,9 +54,25 @@ fn is_number(cell: &str) -> bool {
 /// assert_eq!(number(f64::NEG_INFINITY), "-inf");
 /// ```
 pub fn number(x: f64) -> String {
-    match sweeper_score::json_f64::to_value(x) {
-        serde_json::Value::String(name) => name,
-        finite => finite.to_string(),
+    let mut text = String::new();
+    push_number(&mut text, x);
+    text
+}
+
+/// [`number`] appended to `out`: a table of millions of numbers formats each into a buffer
+/// it reuses. A finite number is written as JSON writes it (the same digits as
+/// `serde_json::Value::Number`'s text).
+pub fn push_number(out: &mut String, x: f64) {
+    use std::fmt::Write as _;
+    match serde_json::Number::from_f64(x) {
+        Some(n) => {
+            let _ = write!(out, "{n}");
+        }
+        None => {
+            if let serde_json::Value::String(name) = sweeper_score::json_f64::to_value(x) {
+                out.push_str(&name);
+            }
+        }
     }
 }
 
@@ -135,6 +151,29 @@ mod tests {
         ] {
             assert_eq!(neutralize(cell), safe, "{cell:?}");
         }
+    }
+
+    #[test]
+    fn numbers_are_written_as_json_writes_them() {
+        // bit patterns from a small generator: every exponent, both signs, subnormals
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut values = vec![0.0, -0.0, 1.0, 0.1 + 0.2, 1e300, 5e-324, f64::MAX, f64::MIN];
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            values.push(f64::from_bits(state));
+        }
+        let mut buffer = String::from("x");
+        for x in values.into_iter().filter(|x| x.is_finite()) {
+            let json = serde_json::Value::from(x).to_string();
+            assert_eq!(number(x), json, "{x:e}");
+            buffer.truncate(1);
+            push_number(&mut buffer, x);
+            assert_eq!(buffer[1..], json);
+        }
+        assert_eq!(number(f64::INFINITY), "inf");
+        assert_eq!(number(f64::NEG_INFINITY), "-inf");
     }
 
     #[test]

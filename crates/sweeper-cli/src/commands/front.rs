@@ -293,21 +293,37 @@ impl<'a> Order<'a> {
     }
 }
 
+/// Row `i`'s cells (`index`, its rank with `ranks`, then the objective values) written
+/// into `cells`, reusing their buffers.
+fn fill_cells(table: &NumericTable, ranks: Option<&[usize]>, i: usize, cells: &mut Vec<String>) {
+    use std::fmt::Write as _;
+    let d = table.columns.len();
+    let n = 1 + usize::from(ranks.is_some()) + d;
+    cells.resize_with(n, String::new);
+    for cell in cells.iter_mut() {
+        cell.clear();
+    }
+    let _ = write!(cells[0], "{i}");
+    let mut k = 1;
+    if let Some(r) = ranks {
+        let _ = write!(cells[1], "{}", r[i]);
+        k = 2;
+    }
+    for (cell, &x) in cells[k..].iter_mut().zip(&table.data[i * d..(i + 1) * d]) {
+        sweeper_cli::csv_out::push_number(cell, x);
+    }
+}
+
 /// Rows of the table as `index` then the objective values.
 fn value_rows<'a>(
     table: &'a NumericTable,
     order: Order<'a>,
     ranks: Option<&'a [usize]>,
 ) -> impl Iterator<Item = Vec<String>> + 'a {
-    let d = table.columns.len();
     order.indices().map(move |i| {
-        let mut row = Vec::with_capacity(d + 2);
-        row.push(i.to_string());
-        if let Some(r) = ranks {
-            row.push(r[i].to_string());
-        }
-        row.extend(table.data[i * d..(i + 1) * d].iter().map(|&x| exact(x)));
-        row
+        let mut cells = Vec::new();
+        fill_cells(table, ranks, i, &mut cells);
+        cells
     })
 }
 
@@ -329,12 +345,15 @@ fn write_rows(
             // Two passes over the rows (measured, then written), none of them held: a
             // table of every row (`--ranks`) is as large as the input many times over.
             let mut layout = TableLayout::new(&headers, &vec![true; headers.len()]);
-            for row in value_rows(table, order, ranks) {
-                layout.fit(&row);
+            let mut cells = Vec::new();
+            for i in order.indices() {
+                fill_cells(table, ranks, i, &mut cells);
+                layout.fit(&cells);
             }
             layout.write_row(out, &headers)?;
-            for row in value_rows(table, order, ranks) {
-                layout.write_row(out, &row)?;
+            for i in order.indices() {
+                fill_cells(table, ranks, i, &mut cells);
+                layout.write_row(out, &cells)?;
             }
             Ok(())
         }
