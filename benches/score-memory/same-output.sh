@@ -37,6 +37,8 @@ for input in r.jsonl r.csv r.json; do
     done
     runs+=("score --config $dir/throughput.yaml $f --format csv")
     runs+=("score --config $dir/throughput.yaml $f --format json")
+    runs+=("score --config $dir/throughput.yaml $f")
+    runs+=("score --config $dir/throughput.yaml $f --show tp,nope,used_gpus")
     runs+=("score --config $dir/e2e_latency.yaml $f --top 50 --format csv")
 done
 for input in r.csv r.flat.jsonl r.flat.json; do
@@ -46,6 +48,7 @@ for input in r.csv r.flat.jsonl r.flat.json; do
         runs+=("front $f $xy --format $format")
     done
     runs+=("front $f $xy --ranks --format csv")
+    runs+=("front $f $xy --ranks")
     runs+=("front $f $xy --hypervolume 0,0 --format json")
 done
 for config in pareto.yaml throughput-per-gpu.yaml; do
