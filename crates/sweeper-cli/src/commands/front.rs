@@ -310,7 +310,7 @@ fn fill_cells(table: &NumericTable, ranks: Option<&[usize]>, i: usize, cells: &m
         k = 2;
     }
     for (cell, &x) in cells[k..].iter_mut().zip(&table.data[i * d..(i + 1) * d]) {
-        sweeper_cli::csv_out::push_number(cell, x);
+        sweeper_tables::csv_out::push_number(cell, x);
     }
 }
 
