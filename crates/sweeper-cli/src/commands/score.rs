@@ -159,6 +159,12 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let mut zeros = SilentZeros::default();
     let mut values = Vec::with_capacity(objectives.len());
     let mut front_fault: Option<ScoreError> = None;
+    // A table of a whole ranking shows every feasible row: its columns and widths are
+    // learnt as the rows stream past here (they do not depend on the order), so that the
+    // rows are read again once, to be written, not twice.
+    let mut whole_ranking_table =
+        (matches!(args.format, Format::Table) && !pareto && args.top.is_none())
+            .then(|| CandidateTable::new(objectives, pareto, &args.show));
     let notes = source.scan(|row, at| {
         total += 1;
         if !per_gpu.is_empty() {
@@ -189,6 +195,15 @@ pub(crate) fn run(args: &Args) -> CliResult {
                     });
                 }
             }
+        }
+        if let Some(table) = whole_ranking_table.as_mut() {
+            table.add(&make_candidate(
+                row.place.row,
+                config,
+                &row.report,
+                objectives,
+                pareto,
+            ));
         }
     })?;
     for n in notes {
@@ -238,10 +253,16 @@ pub(crate) fn run(args: &Args) -> CliResult {
             // Two passes over the rows shown, as for CSV: the first learns the columns and
             // their widths, the second writes; no pass holds the rows (a whole ranking of
             // millions of rows would be gigabytes of cells).
-            let mut table = CandidateTable::new(objectives, pareto, &args.show);
-            for row in source.fetch(&shown)? {
-                table.add(&build(row.map_err(|e| input_error(&e))?));
-            }
+            let mut table = match whole_ranking_table {
+                Some(table) => table,
+                None => {
+                    let mut table = CandidateTable::new(objectives, pareto, &args.show);
+                    for row in source.fetch(&shown)? {
+                        table.add(&build(row.map_err(|e| input_error(&e))?));
+                    }
+                    table
+                }
+            };
             let layout = table.layout();
             let rows = source.fetch(&shown)?;
             write_read_again(|out, fault| {
