@@ -582,12 +582,11 @@ impl Colorer {
         let mut distinct: Vec<String> = Vec::new();
         for p in &found {
             let t = p.text();
-            match count_of.get_mut(&t) {
-                Some(n) => *n += 1,
-                None => {
-                    count_of.insert(t.clone(), 1);
-                    distinct.push(t);
-                }
+            if let Some(n) = count_of.get_mut(&t) {
+                *n += 1;
+            } else {
+                count_of.insert(t.clone(), 1);
+                distinct.push(t);
             }
         }
         if numbers.len() == found.len() && distinct.len() > MAX_CATEGORIES {

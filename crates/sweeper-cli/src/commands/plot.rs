@@ -561,10 +561,10 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
     for &i in &front {
         on_front[i] = true;
     }
-    for i in 0..table.rows {
+    for (i, &front_row) in on_front.iter().enumerate() {
         let values = table.data[i * d..(i + 1) * d].to_vec();
         let mut p = PlotPoint::new(i as u64, Outcome::Feasible, Some(values));
-        p.on_front = on_front[i];
+        p.on_front = front_row;
         if let Some(row) = rows.as_ref().and_then(|r| r.get(i)) {
             let mut params = params_of(&row.config);
             for (k, v) in row.report.iter() {

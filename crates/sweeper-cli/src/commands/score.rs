@@ -253,15 +253,14 @@ pub(crate) fn run(args: &Args) -> CliResult {
             // Two passes over the rows shown, as for CSV: the first learns the columns and
             // their widths, the second writes; no pass holds the rows (a whole ranking of
             // millions of rows would be gigabytes of cells).
-            let mut table = match whole_ranking_table {
-                Some(table) => table,
-                None => {
-                    let mut table = CandidateTable::new(objectives, pareto, &args.show);
-                    for row in source.fetch(&shown)? {
-                        table.add(&build(row.map_err(|e| input_error(&e))?));
-                    }
-                    table
+            let mut table = if let Some(table) = whole_ranking_table {
+                table
+            } else {
+                let mut table = CandidateTable::new(objectives, pareto, &args.show);
+                for row in source.fetch(&shown)? {
+                    table.add(&build(row.map_err(|e| input_error(&e))?));
                 }
+                table
             };
             let layout = table.layout();
             let rows = source.fetch(&shown)?;
@@ -701,29 +700,25 @@ impl<'a> CandidateTable<'a> {
         }
         if self.show.is_empty() {
             for (key, value) in &c.config {
-                match self.keys_seen.get_mut(key) {
-                    Some(column) => column.see(Some(value)),
-                    None => {
-                        let mut column = KeyColumn::default();
-                        column.see(Some(value));
-                        self.keys_seen.insert(key.clone(), column);
-                    }
-                }
+                self.see(key, Some(value));
             }
         } else {
             for key in self.show {
-                let value = c.config.get(key);
-                match self.keys_seen.get_mut(key) {
-                    Some(column) => column.see(value),
-                    None => {
-                        let mut column = KeyColumn::default();
-                        column.see(value);
-                        self.keys_seen.insert(key.clone(), column);
-                    }
-                }
+                self.see(key, c.config.get(key));
             }
         }
         self.added += 1;
+    }
+
+    /// Measures one config value of key `key` (`None`: the candidate lacks it).
+    fn see(&mut self, key: &str, value: Option<&Value>) {
+        if let Some(column) = self.keys_seen.get_mut(key) {
+            column.see(value);
+        } else {
+            let mut column = KeyColumn::default();
+            column.see(value);
+            self.keys_seen.insert(key.to_owned(), column);
+        }
     }
 
     /// Fixes the key columns and returns the widths of every column (after every
