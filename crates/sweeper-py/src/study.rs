@@ -163,6 +163,10 @@ impl Study {
 
 #[pymethods]
 impl Study {
+    /// The most trials one `suggest` call hands out (10,000); call again for more.
+    #[classattr]
+    const MAX_SUGGEST: usize = sweeper_sampler::Study::MAX_SUGGEST;
+
     /// `space`: a dict in the config's syntax (`{"x": {"float": [0, 1]}, "tp": {"values":
     /// [1, 2, 4]}}`), a `Space`, or a `Config` (its sweep's space). `metrics`: `(name,
     /// "max" | "min")` pairs; with a `Config` they default to the goal's. `algorithm`:
@@ -212,9 +216,21 @@ impl Study {
     }
 
     /// Up to `n` new trials, now pending; fewer only when a finite space is used up.
-    /// The GIL is released while the algorithm runs.
+    /// The GIL is released while the algorithm runs. More than `Study.MAX_SUGGEST` in one
+    /// call is a `ValueError`.
     #[pyo3(signature = (n=1))]
-    fn suggest(&self, py: Python<'_>, n: usize) -> PyResult<Vec<Trial>> {
+    fn suggest(&self, py: Python<'_>, n: u128) -> PyResult<Vec<Trial>> {
+        // taken as u128 so that a count beyond the machine's word (10**20) is the same
+        // ValueError as one beyond the cap, not an OverflowError of the conversion
+        let n = match usize::try_from(n) {
+            Ok(n) if n <= sweeper_sampler::Study::MAX_SUGGEST => n,
+            _ => {
+                return Err(sampler_error(&SamplerError::TooManyTrials {
+                    count: n,
+                    limit: sweeper_sampler::Study::MAX_SUGGEST,
+                }));
+            }
+        };
         py.detach(|| {
             let mut study = self.lock()?;
             let trials = study.suggest(n).map_err(|e| sampler_error(&e))?;

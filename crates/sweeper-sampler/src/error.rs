@@ -68,6 +68,18 @@ pub enum SamplerError {
         /// The largest grid accepted.
         limit: u128,
     },
+    /// `suggest` was asked for more trials than one call hands out
+    /// ([`Study::MAX_SUGGEST`](crate::Study::MAX_SUGGEST)).
+    #[error(
+        "cannot suggest {count} trials in one call: a call suggests at most {limit}; \
+         ask for at most {limit} and call suggest again for more"
+    )]
+    TooManyTrials {
+        /// The count asked for (wide enough for any caller's integer, Python's included).
+        count: u128,
+        /// The most one call suggests.
+        limit: usize,
+    },
     /// A saved study could not be read back.
     #[error("cannot restore study: {reason}")]
     Restore {

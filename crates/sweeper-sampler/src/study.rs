@@ -240,9 +240,32 @@ impl Study {
         self.algorithm
     }
 
+    /// The most trials one [`Self::suggest`] call hands out: 10,000.
+    ///
+    /// Why a cap: a call's work and memory grow with the count asked for (every algorithm
+    /// checks each new point against the others of the call, so its time is quadratic in
+    /// the count; the default algorithm models every member of the batch), and a count
+    /// from outside (a config's `candidates_per_round`, Python's `suggest(n)`) must not
+    /// size an allocation or a loop unchecked: `suggest(10**12)` used to abort the process
+    /// on a 24 TB allocation. Ten thousand is far above any sweep's batch (a batch is what
+    /// runs at once) and the time of a call at the cap stays in seconds; a caller wanting
+    /// more trials calls again, which continues the same sequence.
+    pub const MAX_SUGGEST: usize = 10_000;
+
     /// Up to `count` new trials, now pending. Fewer only when the space is exhausted
     /// (grid done, or every point of a finite space observed or pending).
+    ///
+    /// # Errors
+    ///
+    /// [`SamplerError::TooManyTrials`] when `count` exceeds [`Self::MAX_SUGGEST`]; the
+    /// study is then unchanged.
     pub fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, SamplerError> {
+        if count > Self::MAX_SUGGEST {
+            return Err(SamplerError::TooManyTrials {
+                count: count as u128,
+                limit: Self::MAX_SUGGEST,
+            });
+        }
         let history = History {
             domain: &self.domain,
             space: &self.space,

@@ -109,8 +109,13 @@ class Study:
         algorithm: str = "default",
         seed: int = 42,
     ) -> None: ...
+    MAX_SUGGEST: int
+    """The most trials one ``suggest`` call hands out (10,000)."""
     def suggest(self, n: int = 1) -> list[Trial]:
-        """Up to ``n`` new pending trials (fewer only when a finite space is used up)."""
+        """Up to ``n`` new pending trials (fewer only when a finite space is used up).
+
+        Raises ``ValueError`` when ``n`` exceeds ``Study.MAX_SUGGEST``: ask again for more.
+        """
     def observe(self, trial: Union[int, Trial], values: Mapping[str, float]) -> None:
         """Completes a pending trial with every metric's value."""
     def observe_infeasible(self, trial: Union[int, Trial], reason: str) -> None:

@@ -1003,7 +1003,7 @@ impl Sampler for DefaultSampler {
             self.hyper = vec![None; history.metrics.len()];
             self.fitted_at = vec![0; history.metrics.len() + 1];
         }
-        let mut out: Vec<Vec<f64>> = Vec::with_capacity(count);
+        let mut out: Vec<Vec<f64>> = Vec::new();
         if dom.len() == 0 {
             return fill_unique(history, &[], count, Vec::new);
         }

@@ -88,7 +88,9 @@ pub(crate) fn fill_unique(
     mut generate: impl FnMut() -> Vec<f64>,
 ) -> Vec<Vec<f64>> {
     let domain = history.domain;
-    let mut out: Vec<Vec<f64>> = Vec::with_capacity(count);
+    // the study caps `count` ([`crate::Study::MAX_SUGGEST`]); the capacity is capped too,
+    // so that no other caller can size it
+    let mut out: Vec<Vec<f64>> = Vec::with_capacity(count.min(crate::Study::MAX_SUGGEST));
     let fresh = |p: &[f64], out: &[Vec<f64>]| {
         !history.is_taken(p) && !out.iter().chain(already).any(|q| domain.same(q, p))
     };

@@ -397,3 +397,60 @@ fn a_malformed_save_is_refused_not_trusted() {
     }
     assert!(Study::from_json(&good).is_ok());
 }
+
+/// A count beyond what one call hands out is a typed error under every algorithm, before
+/// anything is allocated or drawn: the study is unchanged and goes on as a fresh one would.
+/// (`suggest(10**12)` from Python used to abort the interpreter on a 24 TB allocation.)
+#[test]
+fn a_count_beyond_the_cap_is_refused_under_every_algorithm() {
+    let limit = Study::MAX_SUGGEST;
+    assert_eq!(limit, 10_000);
+    for algorithm in Algorithm::ALL {
+        for count in [1_000_000_000_000, usize::MAX, limit + 1] {
+            let mut s = study(mixed_space(), two_metrics(), algorithm, 5);
+            let err = s.suggest(count).unwrap_err();
+            assert_eq!(
+                err,
+                SamplerError::TooManyTrials {
+                    count: count as u128,
+                    limit
+                },
+                "{algorithm:?} {count}"
+            );
+            let msg = err.to_string();
+            assert!(
+                msg.contains(&count.to_string()) && msg.contains("at most 10000"),
+                "{msg}"
+            );
+            assert!(s.trials().is_empty(), "{algorithm:?} {count}");
+            // the refused call drew nothing: the next suggestion is a fresh study's
+            let mut fresh = study(mixed_space(), two_metrics(), algorithm, 5);
+            assert_eq!(s.suggest(3).unwrap(), fresh.suggest(3).unwrap());
+        }
+    }
+}
+
+/// The cap itself is accepted: a finite space hands out what it has (the grid, and the
+/// random and quasi-random algorithms enumerate the points left) and the default
+/// algorithm's first batch is its initial design and then whatever the space holds.
+#[test]
+fn a_count_at_the_cap_is_served() {
+    let mut space = SearchSpace::new();
+    let n = ParamSpec::Int {
+        lo: 1,
+        hi: 6,
+        log: false,
+    };
+    space.add("n", n).unwrap();
+    let tp = ParamSpec::Discrete {
+        values: vec![1.0, 2.0, 4.0],
+        log: false,
+    };
+    space.add("tp", tp).unwrap();
+    for algorithm in Algorithm::ALL {
+        let mut s = study(space.clone(), objective(), algorithm, 2);
+        let trials = s.suggest(Study::MAX_SUGGEST).unwrap();
+        assert_eq!(trials.len(), 18, "{algorithm:?}");
+        assert!(s.suggest(Study::MAX_SUGGEST).unwrap().is_empty());
+    }
+}
