@@ -40,8 +40,10 @@ mod rng;
 mod sampler;
 mod space;
 mod study;
+mod trial;
 
 pub use error::SamplerError;
 pub use sampler::{History, Sampler};
 pub use space::{ParamSpec, ParamValue, SearchSpace};
-pub use study::{Algorithm, Study, Trial, TrialRecord, TrialState};
+pub use study::{Algorithm, Study};
+pub use trial::{Trial, TrialRecord, TrialState};

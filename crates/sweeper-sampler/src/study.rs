@@ -1,4 +1,4 @@
-//! The study: trials, their states, and the algorithm that proposes them.
+//! The study: its trials, and the algorithm that proposes them.
 
 use std::collections::BTreeMap;
 
@@ -12,46 +12,7 @@ use crate::sampler::quasi::QuasiSampler;
 use crate::sampler::random::RandomSampler;
 use crate::sampler::{History, Sampler};
 use crate::space::{Domain, ParamValue, SearchSpace};
-
-/// A proposed configuration.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Trial {
-    /// The study-wide id, `0, 1, 2, ...` in suggestion order.
-    pub id: u64,
-    /// Every parameter's value in space order, constants included.
-    pub params: Vec<(String, ParamValue)>,
-}
-
-impl Trial {
-    /// A trial with this id and these values: what a proposer other than a study (a grid, a
-    /// replayed list, a user's own sampler) hands to the sweep engine.
-    pub fn new(id: u64, params: Vec<(String, ParamValue)>) -> Trial {
-        Trial { id, params }
-    }
-}
-
-/// Where a trial stands.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum TrialState {
-    /// Suggested, not yet observed.
-    Pending,
-    /// Observed: every metric's raw value.
-    Completed(BTreeMap<String, f64>),
-    /// Could not be evaluated, or over budget; the reason given.
-    Infeasible(String),
-}
-
-/// A trial and its state.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct TrialRecord {
-    /// The trial.
-    pub trial: Trial,
-    /// Its state.
-    pub state: TrialState,
-}
+use crate::trial::{Trial, TrialRecord, TrialState};
 
 /// The algorithm behind a study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -250,7 +211,7 @@ impl Study {
     /// on a 24 TB allocation. Ten thousand is far above any sweep's batch (a batch is what
     /// runs at once) and the time of a call at the cap stays in seconds; a caller wanting
     /// more trials calls again, which continues the same sequence.
-    pub const MAX_SUGGEST: usize = 10_000;
+    pub const MAX_SUGGEST: usize = crate::sampler::MAX_SUGGEST;
 
     /// Up to `count` new trials, now pending. Fewer only when the space is exhausted
     /// (grid done, or every point of a finite space observed or pending).

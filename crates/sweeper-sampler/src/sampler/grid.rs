@@ -57,7 +57,7 @@ impl GridSampler {
 impl Sampler for GridSampler {
     fn suggest(&mut self, history: &History<'_>, count: usize) -> Vec<Vec<f64>> {
         let total = grid_size(history.domain);
-        let mut out = Vec::with_capacity(count.min(crate::Study::MAX_SUGGEST));
+        let mut out = Vec::with_capacity(count.min(super::MAX_SUGGEST));
         while out.len() < count && u128::from(self.next) < total {
             let p = grid_point(history.domain, u128::from(self.next));
             self.next += 1;
