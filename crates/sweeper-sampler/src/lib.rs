@@ -11,7 +11,8 @@
 //!
 //! Invariant: a study is deterministic. The same space, metrics, algorithm, seed and
 //! sequence of `suggest` / `observe` / `observe_infeasible` calls give bit-identical trials,
-//! also across [`Study::to_json`] / [`Study::from_json`]; every call does bounded work.
+//! also across [`Study::to_json`] / [`Study::from_json`]; every call does bounded work (at
+//! most [`Study::MAX_SUGGEST`] trials a call).
 //!
 //! ```
 //! use std::collections::BTreeMap;

@@ -186,7 +186,12 @@ fn hypervolume_agrees_with_moocore() {
         let name = case["name"].as_str().expect("a name");
         let d = usize::try_from(case["d"].as_u64().expect("d")).expect("small");
         let num = |v: &serde_json::Value| v.as_f64().expect("a number");
-        let reference: Vec<f64> = case["reference"].as_array().expect("reference").iter().map(num).collect();
+        let reference: Vec<f64> = case["reference"]
+            .as_array()
+            .expect("reference")
+            .iter()
+            .map(num)
+            .collect();
         let rows: Vec<f64> = case["rows"]
             .as_array()
             .expect("rows")
@@ -214,7 +219,9 @@ fn hypervolume_agrees_with_moocore() {
     }
     assert_eq!(dims.into_iter().collect::<Vec<_>>(), [3, 4, 5]);
     assert!(
-        fixture["oracle"].as_str().is_some_and(|o| o.starts_with("moocore ")),
+        fixture["oracle"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("moocore ")),
         "{}",
         fixture["oracle"]
     );
