@@ -199,7 +199,7 @@ fn hypervolume_agrees_with_moocore() {
             .flat_map(|r| r.as_array().expect("a row").iter().map(num))
             .collect();
         let want = num(&case["hypervolume"]);
-        assert!(want > 0.0 && rows.len() % d == 0, "{name}");
+        assert!(want > 0.0 && rows.len().is_multiple_of(d), "{name}");
         dims.insert(d);
         let minimize = vec![Minimize; d];
         let got = hypervolume(&rows, d, &minimize, &reference).unwrap();
