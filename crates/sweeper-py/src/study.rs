@@ -163,7 +163,7 @@ impl Study {
 
 #[pymethods]
 impl Study {
-    /// The most trials one `suggest` call hands out (10,000); call again for more.
+    /// The most trials one `suggest` call hands out (1,000); call again for more.
     #[classattr]
     const MAX_SUGGEST: usize = sweeper_sampler::Study::MAX_SUGGEST;
 

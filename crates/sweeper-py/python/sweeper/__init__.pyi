@@ -110,7 +110,7 @@ class Study:
         seed: int = 42,
     ) -> None: ...
     MAX_SUGGEST: int
-    """The most trials one ``suggest`` call hands out (10,000)."""
+    """The most trials one ``suggest`` call hands out (1,000)."""
     def suggest(self, n: int = 1) -> list[Trial]:
         """Up to ``n`` new pending trials (fewer only when a finite space is used up).
 

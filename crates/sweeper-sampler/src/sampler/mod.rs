@@ -77,7 +77,7 @@ pub trait Sampler: Send + std::fmt::Debug {
 
 /// The most points one `suggest` call hands out: [`crate::Study::MAX_SUGGEST`], whose doc
 /// says why.
-pub(crate) const MAX_SUGGEST: usize = 10_000;
+pub(crate) const MAX_SUGGEST: usize = 1_000;
 
 /// Largest finite space that is enumerated to find points not yet taken.
 const ENUMERATE_LIMIT: u128 = 1 << 20;
