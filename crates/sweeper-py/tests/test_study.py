@@ -163,13 +163,14 @@ def test_a_count_beyond_the_cap_is_a_value_error_not_an_abort():
     child = f"""
 import sweeper
 for algorithm in {ALGORITHMS!r}:
-    for n in (10**12, 10**30, sweeper.Study.MAX_SUGGEST + 1):
+    s = sweeper.Study({SPACE!r}, [("f", "max")], algorithm=algorithm, seed=3)
+    for n in (10**12, 10**30, s.max_suggest + 1):
         s = sweeper.Study({SPACE!r}, [("f", "max")], algorithm=algorithm, seed=3)
         try:
             s.suggest(n)
         except ValueError as e:
             assert f"cannot suggest {{n}} trials in one call" in str(e), str(e)
-            assert "at most 1000;" in str(e), str(e)
+            assert f"the {{algorithm}} algorithm suggests at most {{s.max_suggest}} a call" in str(e), str(e)
         else:
             raise SystemExit(f"{{algorithm}}: suggest({{n}}) raised nothing")
         assert s.trials == [], algorithm
@@ -184,9 +185,12 @@ print("ok")
 
 def test_a_count_at_the_cap_is_served_and_the_study_goes_on():
     assert sweeper.Study.MAX_SUGGEST == 1_000
+    assert sweeper.Study.MAX_GRID_SUGGEST == 2**20
     space = {"n": {"int": [1, 6]}, "tp": {"values": [1, 2, 4]}}
     for algorithm in ALGORITHMS:
         s = sweeper.Study(space, [("f", "max")], algorithm=algorithm, seed=3)
+        grid = algorithm == "grid"
+        assert s.max_suggest == (2**20 if grid else 1_000), algorithm
         with pytest.raises(ValueError, match="call suggest again for more"):
-            s.suggest(sweeper.Study.MAX_SUGGEST + 1)
-        assert len(s.suggest(sweeper.Study.MAX_SUGGEST)) == 18, algorithm
+            s.suggest(s.max_suggest + 1)
+        assert len(s.suggest(s.max_suggest)) == 18, algorithm

@@ -12,7 +12,7 @@
 //! Invariant: a study is deterministic. The same space, metrics, algorithm, seed and
 //! sequence of `suggest` / `observe` / `observe_infeasible` calls give bit-identical trials,
 //! also across [`Study::to_json`] / [`Study::from_json`]; every call does bounded work (at
-//! most [`Study::MAX_SUGGEST`] trials a call).
+//! most [`Study::max_suggest`] trials a call).
 //!
 //! ```
 //! use std::collections::BTreeMap;
@@ -36,6 +36,7 @@
 //! # Ok::<(), sweeper_sampler::SamplerError>(())
 //! ```
 
+mod algorithm;
 mod error;
 mod rng;
 mod sampler;
@@ -43,8 +44,9 @@ mod space;
 mod study;
 mod trial;
 
+pub use algorithm::Algorithm;
 pub use error::SamplerError;
 pub use sampler::{History, Sampler};
 pub use space::{ParamSpec, ParamValue, SearchSpace};
-pub use study::{Algorithm, Study};
+pub use study::Study;
 pub use trial::{Trial, TrialRecord, TrialState};

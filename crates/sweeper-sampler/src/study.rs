@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sweeper_goal::{Direction, SamplerMetric};
 
+use crate::algorithm::Algorithm;
 use crate::error::SamplerError;
 use crate::sampler::default::{DefaultSampler, Effort};
 use crate::sampler::grid::GridSampler;
@@ -13,47 +14,6 @@ use crate::sampler::random::RandomSampler;
 use crate::sampler::{History, Sampler};
 use crate::space::{Domain, ParamValue, SearchSpace};
 use crate::trial::{Trial, TrialRecord, TrialState};
-
-/// The algorithm behind a study.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Algorithm {
-    /// GP-UCB-PE with hypervolume scalarization and a feasibility model.
-    #[default]
-    Default,
-    /// Seeded uniform random search.
-    Random,
-    /// Scrambled Halton sequence.
-    QuasiRandom,
-    /// Every point of a small grid once (floats at 5 levels).
-    Grid,
-}
-
-impl Algorithm {
-    /// All algorithms.
-    pub const ALL: [Algorithm; 4] = [
-        Algorithm::Default,
-        Algorithm::Random,
-        Algorithm::QuasiRandom,
-        Algorithm::Grid,
-    ];
-
-    /// `default`, `random`, `quasi_random` or `grid`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Default => "default",
-            Algorithm::Random => "random",
-            Algorithm::QuasiRandom => "quasi_random",
-            Algorithm::Grid => "grid",
-        }
-    }
-
-    /// The algorithm of a [`Self::name`].
-    pub fn from_name(name: &str) -> Option<Algorithm> {
-        Self::ALL.into_iter().find(|a| a.name() == name)
-    }
-}
 
 /// A multi-metric ask/tell study.
 #[derive(Debug)]
@@ -201,7 +161,8 @@ impl Study {
         self.algorithm
     }
 
-    /// The most trials one [`Self::suggest`] call hands out: 1,000.
+    /// The most trials one [`Self::suggest`] call of the searching algorithms (default,
+    /// random, quasi-random) hands out: 1,000. The grid's is [`Self::MAX_GRID_SUGGEST`].
     ///
     /// Why a cap: a count from outside (a config's `candidates_per_round`, Python's
     /// `suggest(n)`) must not size an allocation or a loop unchecked (`suggest(10**12)`
@@ -218,18 +179,35 @@ impl Study {
     /// continues the same sequence.
     pub const MAX_SUGGEST: usize = crate::sampler::MAX_SUGGEST;
 
+    /// The most trials one [`Self::suggest`] call of the grid hands out: the largest grid a
+    /// study accepts (2^20 points), so that a whole grid comes in one call (the Slurm
+    /// array recipe, `examples/slurm/grid_array.py`, enumerates it so). The grid's work is
+    /// a walk of its points, linear in the count, and a grid never holds more.
+    pub const MAX_GRID_SUGGEST: usize = crate::sampler::MAX_GRID_SUGGEST;
+
+    /// The most trials one [`Self::suggest`] call of this study hands out:
+    /// [`Self::MAX_GRID_SUGGEST`] for the grid, [`Self::MAX_SUGGEST`] otherwise.
+    pub fn max_suggest(&self) -> usize {
+        if self.algorithm == Algorithm::Grid {
+            Self::MAX_GRID_SUGGEST
+        } else {
+            Self::MAX_SUGGEST
+        }
+    }
+
     /// Up to `count` new trials, now pending. Fewer only when the space is exhausted
     /// (grid done, or every point of a finite space observed or pending).
     ///
     /// # Errors
     ///
-    /// [`SamplerError::TooManyTrials`] when `count` exceeds [`Self::MAX_SUGGEST`]; the
+    /// [`SamplerError::TooManyTrials`] when `count` exceeds [`Self::max_suggest`]; the
     /// study is then unchanged.
     pub fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, SamplerError> {
-        if count > Self::MAX_SUGGEST {
+        if count > self.max_suggest() {
             return Err(SamplerError::TooManyTrials {
                 count: count as u128,
-                limit: Self::MAX_SUGGEST,
+                limit: self.max_suggest(),
+                algorithm: self.algorithm,
             });
         }
         let history = History {

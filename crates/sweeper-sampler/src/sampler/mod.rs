@@ -78,6 +78,9 @@ pub trait Sampler: Send + std::fmt::Debug {
 /// The most points one `suggest` call hands out: [`crate::Study::MAX_SUGGEST`], whose doc
 /// says why.
 pub(crate) const MAX_SUGGEST: usize = 1_000;
+/// The most points one `suggest` call of the grid hands out:
+/// [`crate::Study::MAX_GRID_SUGGEST`], the largest grid.
+pub(crate) const MAX_GRID_SUGGEST: usize = 1 << 20;
 
 /// Largest finite space that is enumerated to find points not yet taken.
 const ENUMERATE_LIMIT: u128 = 1 << 20;
