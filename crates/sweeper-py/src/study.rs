@@ -163,6 +163,21 @@ impl Study {
 
 #[pymethods]
 impl Study {
+    /// The most trials one `suggest` call of the default, random and quasi-random
+    /// algorithms hands out (1,000); call again for more.
+    #[classattr]
+    const MAX_SUGGEST: usize = sweeper_sampler::Study::MAX_SUGGEST;
+
+    /// The most trials one `suggest` call of the grid hands out (2**20, the largest grid).
+    #[classattr]
+    const MAX_GRID_SUGGEST: usize = sweeper_sampler::Study::MAX_GRID_SUGGEST;
+
+    /// The most trials one `suggest` call of this study hands out.
+    #[getter]
+    fn max_suggest(&self) -> PyResult<usize> {
+        Ok(self.lock()?.max_suggest())
+    }
+
     /// `space`: a dict in the config's syntax (`{"x": {"float": [0, 1]}, "tp": {"values":
     /// [1, 2, 4]}}`), a `Space`, or a `Config` (its sweep's space). `metrics`: `(name,
     /// "max" | "min")` pairs; with a `Config` they default to the goal's. `algorithm`:
@@ -212,9 +227,20 @@ impl Study {
     }
 
     /// Up to `n` new trials, now pending; fewer only when a finite space is used up.
-    /// The GIL is released while the algorithm runs.
+    /// The GIL is released while the algorithm runs. More than `max_suggest` in one call
+    /// is a `ValueError`.
     #[pyo3(signature = (n=1))]
-    fn suggest(&self, py: Python<'_>, n: usize) -> PyResult<Vec<Trial>> {
+    fn suggest(&self, py: Python<'_>, n: u128) -> PyResult<Vec<Trial>> {
+        // taken as u128 so that a count beyond the machine's word (10**20) is the same
+        // ValueError as one beyond the cap, not an OverflowError of the conversion
+        let Ok(n) = usize::try_from(n) else {
+            let study = self.lock()?;
+            return Err(sampler_error(&SamplerError::TooManyTrials {
+                count: n,
+                limit: study.max_suggest(),
+                algorithm: study.algorithm(),
+            }));
+        };
         py.detach(|| {
             let mut study = self.lock()?;
             let trials = study.suggest(n).map_err(|e| sampler_error(&e))?;

@@ -2,6 +2,8 @@
 benchmark problem reaching the hypervolume `cargo xtask bench-sampler` reports."""
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -150,3 +152,45 @@ def test_zdt1_reaches_the_hypervolume_of_the_rust_benchmark():
     # and the study's own front is the front of those points
     front = sorted(t.id for t in s.pareto_optimal_trials())
     assert front == sorted(sweeper.pareto_front(np.array(points), ["min", "min"]).tolist())
+
+
+ALGORITHMS = ("default", "random", "quasi_random", "grid")
+
+
+def test_a_count_beyond_the_cap_is_a_value_error_not_an_abort():
+    # In a child interpreter: `suggest(10**12)` used to abort the process (SIGABRT on a
+    # 24 TB allocation), which would take the test run down with it.
+    child = f"""
+import sweeper
+for algorithm in {ALGORITHMS!r}:
+    s = sweeper.Study({SPACE!r}, [("f", "max")], algorithm=algorithm, seed=3)
+    for n in (10**12, 10**30, s.max_suggest + 1):
+        s = sweeper.Study({SPACE!r}, [("f", "max")], algorithm=algorithm, seed=3)
+        try:
+            s.suggest(n)
+        except ValueError as e:
+            assert f"cannot suggest {{n}} trials in one call" in str(e), str(e)
+            assert f"the {{algorithm}} algorithm suggests at most {{s.max_suggest}} a call" in str(e), str(e)
+        else:
+            raise SystemExit(f"{{algorithm}}: suggest({{n}}) raised nothing")
+        assert s.trials == [], algorithm
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.strip() == "ok"
+
+
+def test_a_count_at_the_cap_is_served_and_the_study_goes_on():
+    assert sweeper.Study.MAX_SUGGEST == 1_000
+    assert sweeper.Study.MAX_GRID_SUGGEST == 2**20
+    space = {"n": {"int": [1, 6]}, "tp": {"values": [1, 2, 4]}}
+    for algorithm in ALGORITHMS:
+        s = sweeper.Study(space, [("f", "max")], algorithm=algorithm, seed=3)
+        grid = algorithm == "grid"
+        assert s.max_suggest == (2**20 if grid else 1_000), algorithm
+        with pytest.raises(ValueError, match="call suggest again for more"):
+            s.suggest(s.max_suggest + 1)
+        assert len(s.suggest(s.max_suggest)) == 18, algorithm

@@ -68,6 +68,21 @@ pub enum SamplerError {
         /// The largest grid accepted.
         limit: u128,
     },
+    /// `suggest` was asked for more trials than one call hands out
+    /// ([`Study::max_suggest`](crate::Study::max_suggest)).
+    #[error(
+        "cannot suggest {count} trials in one call: the {} algorithm suggests at most {limit} \
+         a call; ask for at most {limit} and call suggest again for more",
+        algorithm.name()
+    )]
+    TooManyTrials {
+        /// The count asked for (wide enough for any caller's integer, Python's included).
+        count: u128,
+        /// The most one call suggests.
+        limit: usize,
+        /// The study's algorithm, which sets the limit.
+        algorithm: crate::algorithm::Algorithm,
+    },
     /// A saved study could not be read back.
     #[error("cannot restore study: {reason}")]
     Restore {

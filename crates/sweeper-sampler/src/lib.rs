@@ -11,7 +11,8 @@
 //!
 //! Invariant: a study is deterministic. The same space, metrics, algorithm, seed and
 //! sequence of `suggest` / `observe` / `observe_infeasible` calls give bit-identical trials,
-//! also across [`Study::to_json`] / [`Study::from_json`]; every call does bounded work.
+//! also across [`Study::to_json`] / [`Study::from_json`]; every call does bounded work (at
+//! most [`Study::max_suggest`] trials a call).
 //!
 //! ```
 //! use std::collections::BTreeMap;
@@ -35,13 +36,17 @@
 //! # Ok::<(), sweeper_sampler::SamplerError>(())
 //! ```
 
+mod algorithm;
 mod error;
 mod rng;
 mod sampler;
 mod space;
 mod study;
+mod trial;
 
+pub use algorithm::Algorithm;
 pub use error::SamplerError;
 pub use sampler::{History, Sampler};
 pub use space::{ParamSpec, ParamValue, SearchSpace};
-pub use study::{Algorithm, Study, Trial, TrialRecord, TrialState};
+pub use study::Study;
+pub use trial::{Trial, TrialRecord, TrialState};

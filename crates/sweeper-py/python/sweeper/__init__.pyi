@@ -109,8 +109,19 @@ class Study:
         algorithm: str = "default",
         seed: int = 42,
     ) -> None: ...
+    MAX_SUGGEST: int
+    """The most trials one ``suggest`` call of the default, random and quasi-random
+    algorithms hands out (1,000)."""
+    MAX_GRID_SUGGEST: int
+    """The most trials one ``suggest`` call of the grid hands out (2**20, the largest grid)."""
+    @property
+    def max_suggest(self) -> int:
+        """The most trials one ``suggest`` call of this study hands out."""
     def suggest(self, n: int = 1) -> list[Trial]:
-        """Up to ``n`` new pending trials (fewer only when a finite space is used up)."""
+        """Up to ``n`` new pending trials (fewer only when a finite space is used up).
+
+        Raises ``ValueError`` when ``n`` exceeds ``max_suggest``: ask again for more.
+        """
     def observe(self, trial: Union[int, Trial], values: Mapping[str, float]) -> None:
         """Completes a pending trial with every metric's value."""
     def observe_infeasible(self, trial: Union[int, Trial], reason: str) -> None:

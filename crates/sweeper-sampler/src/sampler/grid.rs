@@ -9,7 +9,7 @@ use crate::space::{Dim, Domain};
 /// Levels given to a searched float parameter in a grid.
 pub(crate) const FLOAT_LEVELS: u128 = 5;
 /// Largest grid accepted.
-pub(crate) const GRID_LIMIT: u128 = 1 << 20;
+pub(crate) const GRID_LIMIT: u128 = super::MAX_GRID_SUGGEST as u128;
 
 /// Walks the grid in mixed-radix order (first parameter slowest).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ impl GridSampler {
 impl Sampler for GridSampler {
     fn suggest(&mut self, history: &History<'_>, count: usize) -> Vec<Vec<f64>> {
         let total = grid_size(history.domain);
-        let mut out = Vec::with_capacity(count);
+        let mut out = Vec::with_capacity(count.min(super::MAX_GRID_SUGGEST));
         while out.len() < count && u128::from(self.next) < total {
             let p = grid_point(history.domain, u128::from(self.next));
             self.next += 1;

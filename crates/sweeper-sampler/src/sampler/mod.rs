@@ -3,7 +3,7 @@
 use sweeper_goal::SamplerMetric;
 
 use crate::space::{Domain, SearchSpace};
-use crate::study::{TrialRecord, TrialState};
+use crate::trial::{TrialRecord, TrialState};
 
 pub(crate) mod default;
 mod gp;
@@ -75,6 +75,13 @@ pub trait Sampler: Send + std::fmt::Debug {
     fn save(&self) -> serde_json::Value;
 }
 
+/// The most points one `suggest` call hands out: [`crate::Study::MAX_SUGGEST`], whose doc
+/// says why.
+pub(crate) const MAX_SUGGEST: usize = 1_000;
+/// The most points one `suggest` call of the grid hands out:
+/// [`crate::Study::MAX_GRID_SUGGEST`], the largest grid.
+pub(crate) const MAX_GRID_SUGGEST: usize = 1 << 20;
+
 /// Largest finite space that is enumerated to find points not yet taken.
 const ENUMERATE_LIMIT: u128 = 1 << 20;
 
@@ -88,7 +95,9 @@ pub(crate) fn fill_unique(
     mut generate: impl FnMut() -> Vec<f64>,
 ) -> Vec<Vec<f64>> {
     let domain = history.domain;
-    let mut out: Vec<Vec<f64>> = Vec::with_capacity(count);
+    // the study caps `count` ([`MAX_SUGGEST`]); the capacity is capped too, so that no
+    // other caller can size it
+    let mut out: Vec<Vec<f64>> = Vec::with_capacity(count.min(MAX_SUGGEST));
     let fresh = |p: &[f64], out: &[Vec<f64>]| {
         !history.is_taken(p) && !out.iter().chain(already).any(|q| domain.same(q, p))
     };

@@ -397,3 +397,90 @@ fn a_malformed_save_is_refused_not_trusted() {
     }
     assert!(Study::from_json(&good).is_ok());
 }
+
+/// A count beyond what one call hands out is a typed error under every algorithm, before
+/// anything is allocated or drawn: the study is unchanged and goes on as a fresh one would.
+/// (`suggest(10**12)` from Python used to abort the interpreter on a 24 TB allocation.)
+#[test]
+fn a_count_beyond_the_cap_is_refused_under_every_algorithm() {
+    assert_eq!(Study::MAX_SUGGEST, 1_000);
+    assert_eq!(Study::MAX_GRID_SUGGEST, 1 << 20);
+    for algorithm in Algorithm::ALL {
+        let limit = study(mixed_space(), two_metrics(), algorithm, 5).max_suggest();
+        let want = if algorithm == Algorithm::Grid {
+            Study::MAX_GRID_SUGGEST
+        } else {
+            Study::MAX_SUGGEST
+        };
+        assert_eq!(limit, want, "{algorithm:?}");
+        for count in [1_000_000_000_000, usize::MAX, limit + 1] {
+            let mut s = study(mixed_space(), two_metrics(), algorithm, 5);
+            let err = s.suggest(count).unwrap_err();
+            assert_eq!(
+                err,
+                SamplerError::TooManyTrials {
+                    count: count as u128,
+                    limit,
+                    algorithm
+                },
+                "{algorithm:?} {count}"
+            );
+            let msg = err.to_string();
+            let says = format!(
+                "cannot suggest {count} trials in one call: the {} algorithm suggests at most \
+                 {limit} a call; ask for at most {limit} and call suggest again for more",
+                algorithm.name()
+            );
+            assert_eq!(msg, says);
+            assert!(s.trials().is_empty(), "{algorithm:?} {count}");
+            // the refused call drew nothing: the next suggestion is a fresh study's
+            let mut fresh = study(mixed_space(), two_metrics(), algorithm, 5);
+            assert_eq!(s.suggest(3).unwrap(), fresh.suggest(3).unwrap());
+        }
+    }
+}
+
+/// The cap itself is accepted: a finite space hands out what it has (the grid, and the
+/// random and quasi-random algorithms enumerate the points left) and the default
+/// algorithm's first batch is its initial design and then whatever the space holds.
+#[test]
+fn a_count_at_the_cap_is_served() {
+    let mut space = SearchSpace::new();
+    let n = ParamSpec::Int {
+        lo: 1,
+        hi: 6,
+        log: false,
+    };
+    space.add("n", n).unwrap();
+    let tp = ParamSpec::Discrete {
+        values: vec![1.0, 2.0, 4.0],
+        log: false,
+    };
+    space.add("tp", tp).unwrap();
+    for algorithm in Algorithm::ALL {
+        let mut s = study(space.clone(), objective(), algorithm, 2);
+        let trials = s.suggest(s.max_suggest()).unwrap();
+        assert_eq!(trials.len(), 18, "{algorithm:?}");
+        assert!(s.suggest(s.max_suggest()).unwrap().is_empty());
+    }
+}
+
+/// The grid hands out a whole grid of more than [`Study::MAX_SUGGEST`] points in one call,
+/// asked for with a round number above it (as the Slurm array recipe does).
+#[test]
+fn the_grid_hands_out_a_large_grid_in_one_call() {
+    let mut space = SearchSpace::new();
+    for (name, hi) in [("a", 40), ("b", 30)] {
+        let spec = ParamSpec::Int {
+            lo: 1,
+            hi,
+            log: false,
+        };
+        space.add(name, spec).unwrap();
+    }
+    let mut s = study(space, objective(), Algorithm::Grid, 0);
+    let trials = s.suggest(1_000_000).unwrap();
+    assert_eq!(trials.len(), 1200);
+    let distinct: BTreeSet<String> = trials.iter().map(|t| format!("{:?}", t.params)).collect();
+    assert_eq!(distinct.len(), 1200);
+}
