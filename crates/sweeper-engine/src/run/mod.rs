@@ -425,8 +425,25 @@ impl<P: Proposer + ?Sized> Proposer for &mut P {
 }
 
 impl Proposer for Study {
+    /// The study's suggestions, asked for in calls of at most [`Study::max_suggest`] each (a
+    /// round of 2,000 candidates, or 2,000 free slots, is two calls); the same count gives
+    /// the same calls, so a journal's replay reaches the same state.
     fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
-        Ok(Study::suggest(self, count)?)
+        let cap = self.max_suggest();
+        if count <= cap {
+            return Ok(Study::suggest(self, count)?);
+        }
+        let mut out = Vec::new();
+        while out.len() < count {
+            let ask = (count - out.len()).min(cap);
+            let got = Study::suggest(self, ask)?;
+            let short = got.len() < ask;
+            out.extend(got);
+            if short {
+                break;
+            }
+        }
+        Ok(out)
     }
     fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError> {
         Ok(Study::observe(self, trial, measurement)?)
@@ -1234,6 +1251,21 @@ fn replay_into_ledger(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_study_proposes_more_than_one_call_holds_in_several_calls() {
+        let config = sweeper_goal::parse(
+            r#"{"search_space": {"parameters": {"x": {"float": [0, 1]}, "y": {"int": [0, 1000000]}}},
+                "sweep": {"algorithm": "random", "seed": 3}}"#,
+        )
+        .unwrap();
+        let mut study = default_study(&config).unwrap();
+        let count = 2 * study.max_suggest() + 7;
+        let trials = Proposer::suggest(&mut study, count).unwrap();
+        assert_eq!(trials.len(), count);
+        let ids: HashSet<u64> = trials.iter().map(|t| t.id).collect();
+        assert_eq!(ids.len(), count, "every trial once");
+    }
     use std::sync::atomic::AtomicUsize;
 
     /// Hands out every trial of the study twice (the copy under a new id), as a sampler
