@@ -2,8 +2,8 @@
 
 use crate::axis::Axis;
 use crate::context::Ctx;
-use crate::frontier::{bound_near, draw_grid, draw_labels, draw_y_title, plot_area};
 use crate::legend::{Entry, empty_svg, outcome_entries, style_entries, write_legend};
+use crate::parts::{bound_near, draw_grid, draw_labels, draw_y_title, plot_area};
 use crate::style::{BEST, GREY, HEADER, LABEL_FONT, LEGEND_W, Rect, SLA, TICK_FONT};
 use crate::svg::{INK, Shape, Svg};
 use crate::{Chart, Outcome, PlotObjective, PlotOptions, PlotPoint};

@@ -3,7 +3,7 @@
 
 use crate::axis::{compact, text_width};
 use crate::context::Ctx;
-use crate::frontier::bound_text;
+use crate::parts::bound_text;
 use crate::style::{Colorer, FRONT, GREY, HEADER, LEGEND_FONT, Rect, SLA, STRIP, ramp};
 use crate::svg::{INK, Shape, Svg};
 use crate::{Chart, OUTCOMES, Outcome, PlotPoint};

@@ -64,6 +64,7 @@ mod best;
 mod context;
 mod frontier;
 mod legend;
+mod parts;
 #[cfg(feature = "png")]
 mod png;
 mod style;
