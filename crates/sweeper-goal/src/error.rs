@@ -82,6 +82,21 @@ pub enum ConfigError {
         /// Where, when the parser knows it.
         location: Option<Location>,
     },
+    /// The text nests mappings and lists deeper than [`crate::MAX_NESTING`] levels; found
+    /// before the YAML/JSON parser reads it (deep nesting makes that parser quadratic).
+    #[error(
+        "{}{}: nested deeper than {limit} levels (mappings and lists); a sweep config needs a few, so look there for a bracket left open or a generated value nested too deep",
+        if path.is_empty() { "config" } else { path },
+        at(Some(location))
+    )]
+    NestingTooDeep {
+        /// Key path of the value that opens one level too many (`""` at the top).
+        path: String,
+        /// The limit, [`crate::MAX_NESTING`].
+        limit: usize,
+        /// Where that value opens.
+        location: Location,
+    },
     /// A block has the wrong shape for the parser (e.g. `goal: 5` where a mapping belongs).
     #[error("{}{}: {message}", if path.is_empty() { "config" } else { path }, at(location.as_ref()))]
     Structure {
@@ -506,7 +521,8 @@ impl ConfigError {
             | ConfigError::SlurmConflict { path, .. }
             | ConfigError::SlurmReservedArg { path, .. }
             | ConfigError::UnknownAlgorithm { path, .. }
-            | ConfigError::UnknownSchedule { path, .. } => Some(path),
+            | ConfigError::UnknownSchedule { path, .. }
+            | ConfigError::NestingTooDeep { path, .. } => Some(path),
         }
     }
 
@@ -517,6 +533,7 @@ impl ConfigError {
             ConfigError::Io { .. } => "io",
             ConfigError::Syntax { .. } => "syntax",
             ConfigError::Structure { .. } => "structure",
+            ConfigError::NestingTooDeep { .. } => "nesting_too_deep",
             ConfigError::DuplicateKey { .. } => "duplicate_key",
             ConfigError::UnknownKey { .. } => "unknown_key",
             ConfigError::WrongType { .. } => "wrong_type",
@@ -565,6 +582,7 @@ impl ConfigError {
             ConfigError::Syntax { location, .. }
             | ConfigError::Structure { location, .. }
             | ConfigError::UnknownKey { location, .. } => location.map(|l| (l.line, l.column)),
+            ConfigError::NestingTooDeep { location, .. } => Some((location.line, location.column)),
             _ => None,
         }
     }

@@ -120,6 +120,7 @@ mod goal;
 #[cfg(not(feature = "yaml"))]
 mod json;
 mod load;
+mod nesting;
 mod objective;
 mod raw;
 #[cfg(feature = "schema")]
@@ -139,6 +140,7 @@ pub use load::{
     KvCapacityTooSmall, KvRole, RatioLoad, concurrency_for_ratio, request_count, round_half_even,
     tokens_per_request,
 };
+pub use nesting::MAX_NESTING;
 pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
 pub use slurm::{DEFAULT_POLL_SECONDS, GpuFlag, SlurmConfig, format_time_limit, parse_time_limit};
 pub use space::{

@@ -8,6 +8,8 @@ mod conformance;
 mod examples;
 mod json;
 #[cfg(feature = "yaml")]
+mod nesting;
+#[cfg(feature = "yaml")]
 mod resolved;
 #[cfg(feature = "yaml")]
 mod roundtrip;
