@@ -457,6 +457,18 @@ pub enum ConfigError {
         /// Why sweeper sets it, or which key to use instead.
         why: String,
     },
+    /// An entry of `evaluator.slurm.sbatch_args` that sbatch would not read as an option
+    /// of its own: not an option at all (sbatch takes it as the job script), `--`, an
+    /// abbreviation, or an option that submits no job.
+    #[error("{path}: sbatch argument {arg} is refused: {why}")]
+    SlurmBadArg {
+        /// `evaluator.slurm.sbatch_args[i]`.
+        path: String,
+        /// The argument written.
+        arg: String,
+        /// Why, and what to write instead.
+        why: String,
+    },
     /// An unknown `sweep.algorithm`.
     #[error(
         "{path}: unknown algorithm {value}; expected one of default, random, quasi_random, grid"
@@ -520,6 +532,7 @@ impl ConfigError {
             | ConfigError::PersistentWithoutCommand { path }
             | ConfigError::SlurmConflict { path, .. }
             | ConfigError::SlurmReservedArg { path, .. }
+            | ConfigError::SlurmBadArg { path, .. }
             | ConfigError::UnknownAlgorithm { path, .. }
             | ConfigError::UnknownSchedule { path, .. }
             | ConfigError::NestingTooDeep { path, .. } => Some(path),
@@ -571,6 +584,7 @@ impl ConfigError {
             ConfigError::PersistentWithoutCommand { .. } => "persistent_without_command",
             ConfigError::SlurmConflict { .. } => "slurm_conflict",
             ConfigError::SlurmReservedArg { .. } => "slurm_reserved_arg",
+            ConfigError::SlurmBadArg { .. } => "slurm_bad_arg",
             ConfigError::UnknownAlgorithm { .. } => "unknown_algorithm",
             ConfigError::UnknownSchedule { .. } => "unknown_schedule",
         }

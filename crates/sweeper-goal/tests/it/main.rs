@@ -14,4 +14,6 @@ mod resolved;
 #[cfg(feature = "yaml")]
 mod roundtrip;
 #[cfg(feature = "yaml")]
+mod slurm;
+#[cfg(feature = "yaml")]
 mod text;

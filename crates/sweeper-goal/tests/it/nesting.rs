@@ -64,7 +64,9 @@ fn block_nesting_counts_too() {
         "{err}"
     );
     assert!(
-        err.path().unwrap().ends_with(&format!(".k{}", MAX_NESTING - 1)),
+        err.path()
+            .unwrap()
+            .ends_with(&format!(".k{}", MAX_NESTING - 1)),
         "{err}"
     );
 }
