@@ -249,6 +249,17 @@ pub enum ConfigError {
         /// The synthetic keys found beside `trace_path`.
         keys: Vec<String>,
     },
+    /// `replay_concurrency` in a synthetic workload: it caps a trace replay only.
+    #[error(
+        "{path}: replay_concurrency is for trace workloads (it caps how many requests of a trace replay are in flight), but this workload is synthetic ({}); remove replay_concurrency and give the synthetic load as concurrency, request_rate or kv_load_ratio",
+        list(keys)
+    )]
+    ReplayConcurrencyNeedsTrace {
+        /// `workload.replay_concurrency`.
+        path: String,
+        /// The synthetic keys found beside it.
+        keys: Vec<String>,
+    },
     /// A required workload key is missing.
     #[error("{path}: missing; {hint}")]
     MissingField {
@@ -510,6 +521,7 @@ impl ConfigError {
             | ConfigError::SlaMissing { path, .. }
             | ConfigError::SlaIncomplete { path, .. }
             | ConfigError::WorkloadMixed { path, .. }
+            | ConfigError::ReplayConcurrencyNeedsTrace { path, .. }
             | ConfigError::MissingField { path, .. }
             | ConfigError::WorkloadShapeMissing { path }
             | ConfigError::MultipleLoads { path, .. }
@@ -562,6 +574,7 @@ impl ConfigError {
             ConfigError::SlaMissing { .. } => "sla_missing",
             ConfigError::SlaIncomplete { .. } => "sla_incomplete",
             ConfigError::WorkloadMixed { .. } => "workload_mixed",
+            ConfigError::ReplayConcurrencyNeedsTrace { .. } => "replay_concurrency_needs_trace",
             ConfigError::MissingField { .. } => "missing_field",
             ConfigError::WorkloadShapeMissing { .. } => "workload_shape_missing",
             ConfigError::MultipleLoads { .. } => "multiple_loads",
