@@ -70,10 +70,18 @@
 //! - **SLA**: an SLA is allowed under any goal (it is passed to evaluators) and may set any
 //!   subset of its fields; only a goodput objective *requires* `e2e_ms` or the
 //!   `ttft_ms`+`itl_ms` pair. `sla: {}` is kept as an empty SLA.
-//! - **Workload**: `replay_concurrency` without `trace_path` is an error (it names the
-//!   missing `trace_path`). A synthetic workload of a scalar goal must set a load; only a
+//! - **Workload**: `replay_concurrency` is for trace workloads: alone it is an error that
+//!   names the missing `trace_path`; beside synthetic fields, one that says so. A synthetic workload of a scalar goal must set a load; only a
 //!   pareto goal defaults to the range `[0.0, 1.0]`. A trace workload under a pareto goal
 //!   gets no default range.
+//! - **KV capacity** (SPEC 5): [`concurrency_for_ratio`] sums the capacity over replicas,
+//!   as SPEC 5 says. The command line's built-in model departs from it on purpose: a
+//!   request cannot span replicas, so it also refuses a candidate whose per-replica KV
+//!   cache holds less than one request, and reports the summed capacity as
+//!   `kv_capacity_requests` (see the cli crate's `builtin` module).
+//! - **Request count**: with a fixed load (`request_rate`, `concurrency`), a count
+//!   `num_request_ratio * load` that no `u64` holds (`1e300 * 1e300`) is an error at load
+//!   time, not a count of 1.
 //! - **Search space**: `gpu_budget >= 1`. `used_gpus` is a non-empty list of distinct
 //!   integer-valued parameters whose every value is `>= 1`, or one integer `>= 1`; a config
 //!   whose *smallest* candidate is already over the budget is rejected (nothing could be
