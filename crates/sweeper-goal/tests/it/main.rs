@@ -7,6 +7,7 @@ mod conformance;
 #[cfg(feature = "yaml")]
 mod examples;
 mod json;
+mod load;
 #[cfg(feature = "yaml")]
 mod nesting;
 #[cfg(feature = "yaml")]
