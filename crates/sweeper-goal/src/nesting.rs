@@ -751,6 +751,7 @@ mod tests {
     }
 
     /// Proptest cases: few in code, more through `PROPTEST_CASES`.
+    #[cfg(feature = "yaml")]
     fn cases() -> u32 {
         std::env::var("PROPTEST_CASES")
             .ok()
