@@ -101,8 +101,15 @@
 //!   characters. `sbatch_args` pass through as written, except the options sweeper sets
 //!   itself (`--output`, `--error`, `--input`, `--parsable`, `--wrap`, `--chdir`,
 //!   `--job-name`, `--partition`, `--account`, `--time`, the `--gpus*` options, a GPU
-//!   `--gres`, `--array`, `--wait`, `--clusters`, and `--nodes` when `gpus_per_node` is
-//!   set), which are refused with the key to use instead.
+//!   `--gres` or `--tres-per-*`, `--array`, `--wait`, `--clusters`, and `--nodes` when
+//!   `gpus_per_node` is set), which are refused with the key to use instead. The list is
+//!   read as sbatch's `getopt_long` reads it: an abbreviation (`--outp`), a cluster of
+//!   short options (`-vo/x`) and a value in the next entry (`[-o, x]`) are the options they
+//!   stand for. An entry sbatch would take as the job script (a bare word, `--`), an
+//!   abbreviation of an option that is not refused (write it in full), `--test-only`,
+//!   `--help`, `--usage`, `--version` and `--open-mode` are refused too. A long option that
+//!   sweeper does not know (a plugin's, e.g. `--container-image=...`) passes when written
+//!   in full, its value after `=`.
 //! - **Sweep**: `max_rounds`, `candidates_per_round`, `parallel_evals` fit in `u32`;
 //!   `seed` is any `u64`; `algorithm` also accepts `quasi_random` and `grid` (extensions).
 //! - **Schedule**: `sweep.schedule` (an extension) is `rounds` (SPEC 7, the default) or
