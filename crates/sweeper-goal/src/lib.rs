@@ -78,7 +78,7 @@
 //!   as SPEC 5 says. The command line's built-in model departs from it on purpose: a
 //!   request cannot span replicas, so it also refuses a candidate whose per-replica KV
 //!   cache holds less than one request, and reports the summed capacity as
-//!   `kv_capacity_requests` (see the cli crate's `builtin` module).
+//!   `kv_capacity_requests` (see the crate docs of `sweeper-model`).
 //! - **Request count**: with a fixed load (`request_rate`, `concurrency`), a count
 //!   `num_request_ratio * load` that no `u64` holds (`1e300 * 1e300`) is an error at load
 //!   time, not a count of 1.

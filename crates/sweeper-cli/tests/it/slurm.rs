@@ -774,7 +774,7 @@ fn a_non_utf8_output_directory_is_refused_up_front() {
     )
     .unwrap();
     let out = std::env::temp_dir().join(std::ffi::OsStr::from_bytes(b"sweeper-out-\xff\xfe"));
-    let Err(err) = sweeper_cli::run::evaluator_in(&config, "t", &out) else {
+    let Err(err) = sweeper_eval::evaluator_in(&config, "t", &out) else {
         panic!("a non-UTF-8 output directory was accepted");
     };
     let message = err.to_string();
