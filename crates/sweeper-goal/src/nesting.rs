@@ -120,9 +120,8 @@ impl<'a> Scanner<'a> {
     /// PS), 0 when there is none.
     fn break_len(&self, k: usize) -> usize {
         match (self.at(k), self.at(k + 1), self.at(k + 2)) {
-            (b'\r', b'\n', _) => 2,
+            (b'\r', b'\n', _) | (0xC2, 0x85, _) => 2,
             (b'\r' | b'\n', _, _) => 1,
-            (0xC2, 0x85, _) => 2,
             (0xE2, 0x80, 0xA8 | 0xA9) => 3,
             _ => 0,
         }

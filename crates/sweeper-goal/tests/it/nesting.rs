@@ -1,6 +1,7 @@
 //! Hostile nesting and long lists (issue 30, item 4): refused or read in linear time, with
 //! the key path of the value that nests too deep.
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 use sweeper_goal::{MAX_NESTING, parse};
 
@@ -55,7 +56,7 @@ fn block_nesting_counts_too() {
     // block mappings, one per line
     let mut text = String::from("evaluator:\n  builtin:\n");
     for level in 2..=MAX_NESTING {
-        text.push_str(&format!("{}k{level}:\n", "  ".repeat(level)));
+        let _ = writeln!(text, "{}k{level}:", "  ".repeat(level));
     }
     let err = parse(&text).unwrap_err();
     assert_eq!(err.rule(), "nesting_too_deep", "{err}");
