@@ -483,6 +483,8 @@ fn the_grid_hands_out_a_large_grid_in_one_call() {
     assert_eq!(trials.len(), 1200);
     let distinct: BTreeSet<String> = trials.iter().map(|t| format!("{:?}", t.params)).collect();
     assert_eq!(distinct.len(), 1200);
+}
+
 /// A parameter of 10^5 choices or values is checked in linear time (issue 30, item 4: the
 /// duplicate check was quadratic, 10^5 choices took over a minute in `sweeper validate`),
 /// and a repeat is still refused, `-0.0` being `0.0`.
