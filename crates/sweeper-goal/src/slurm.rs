@@ -279,6 +279,7 @@ const VALUE_OPTIONS: &[&str] = &[
     "partition",
     "power",
     "prefer",
+    "priority",
     "profile",
     "qos",
     "reservation",
@@ -369,6 +370,9 @@ const SHORT_OPTIONS: &[(char, &str, bool)] = &[
     ('h', "--help", false),
     ('i', "--input", true),
     ('J', "--job-name", true),
+    // `-k[VALUE]` takes a value only when attached; read as taking none, the rest of a
+    // cluster after it is checked as options (at worst a harmless option is refused)
+    ('k', "--no-kill", false),
     ('L', "--licenses", true),
     ('M', "--clusters", true),
     ('m', "--distribution", true),

@@ -60,3 +60,10 @@ fn safe_options_pass_as_written() {
     let slurm = cfg.evaluator.unwrap().slurm.unwrap();
     assert_eq!(slurm.sbatch_args.len(), 8);
 }
+
+#[test]
+fn a_value_after_priority_and_a_no_kill_cluster_are_read_as_sbatch_reads_them() {
+    parse(&with_args("[--priority, 10, -kv]")).unwrap();
+    let err = parse(&with_args("[-kvo/x]")).unwrap_err();
+    assert_eq!(err.rule(), "slurm_reserved_arg", "{err}");
+}
