@@ -90,6 +90,8 @@ pub fn parse(text: &str) -> Result<SweepConfig, ConfigError> {
 pub fn parse_all(text: &str) -> Result<SweepConfig, Vec<ConfigError>> {
     // A UTF-8 byte-order mark (editors on Windows write one) is not part of the document.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Before the parser: deep nesting makes libyaml's scanner quadratic.
+    crate::nesting::check(text).map_err(|e| vec![e])?;
     let raw: Option<RawConfig> = read_text(text).map_err(|e| vec![e])?;
     let Some(raw) = raw else {
         return Ok(SweepConfig::default());

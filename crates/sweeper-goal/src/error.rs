@@ -82,6 +82,21 @@ pub enum ConfigError {
         /// Where, when the parser knows it.
         location: Option<Location>,
     },
+    /// The text nests mappings and lists deeper than [`crate::MAX_NESTING`] levels; found
+    /// before the YAML/JSON parser reads it (deep nesting makes that parser quadratic).
+    #[error(
+        "{}{}: nested deeper than {limit} levels (mappings and lists); a sweep config needs a few, so look there for a bracket left open or a generated value nested too deep",
+        if path.is_empty() { "config" } else { path },
+        at(Some(location))
+    )]
+    NestingTooDeep {
+        /// Key path of the value that opens one level too many (`""` at the top).
+        path: String,
+        /// The limit, [`crate::MAX_NESTING`].
+        limit: usize,
+        /// Where that value opens.
+        location: Location,
+    },
     /// A block has the wrong shape for the parser (e.g. `goal: 5` where a mapping belongs).
     #[error("{}{}: {message}", if path.is_empty() { "config" } else { path }, at(location.as_ref()))]
     Structure {
@@ -232,6 +247,17 @@ pub enum ConfigError {
         /// `workload`.
         path: String,
         /// The synthetic keys found beside `trace_path`.
+        keys: Vec<String>,
+    },
+    /// `replay_concurrency` in a synthetic workload: it caps a trace replay only.
+    #[error(
+        "{path}: replay_concurrency is for trace workloads (it caps how many requests of a trace replay are in flight), but this workload is synthetic ({}); remove replay_concurrency and give the synthetic load as concurrency, request_rate or kv_load_ratio",
+        list(keys)
+    )]
+    ReplayConcurrencyNeedsTrace {
+        /// `workload.replay_concurrency`.
+        path: String,
+        /// The synthetic keys found beside it.
         keys: Vec<String>,
     },
     /// A required workload key is missing.
@@ -442,6 +468,18 @@ pub enum ConfigError {
         /// Why sweeper sets it, or which key to use instead.
         why: String,
     },
+    /// An entry of `evaluator.slurm.sbatch_args` that sbatch would not read as an option
+    /// of its own: not an option at all (sbatch takes it as the job script), `--`, an
+    /// abbreviation, or an option that submits no job.
+    #[error("{path}: sbatch argument {arg} is refused: {why}")]
+    SlurmBadArg {
+        /// `evaluator.slurm.sbatch_args[i]`.
+        path: String,
+        /// The argument written.
+        arg: String,
+        /// Why, and what to write instead.
+        why: String,
+    },
     /// An unknown `sweep.algorithm`.
     #[error(
         "{path}: unknown algorithm {value}; expected one of default, random, quasi_random, grid"
@@ -483,6 +521,7 @@ impl ConfigError {
             | ConfigError::SlaMissing { path, .. }
             | ConfigError::SlaIncomplete { path, .. }
             | ConfigError::WorkloadMixed { path, .. }
+            | ConfigError::ReplayConcurrencyNeedsTrace { path, .. }
             | ConfigError::MissingField { path, .. }
             | ConfigError::WorkloadShapeMissing { path }
             | ConfigError::MultipleLoads { path, .. }
@@ -505,8 +544,10 @@ impl ConfigError {
             | ConfigError::PersistentWithoutCommand { path }
             | ConfigError::SlurmConflict { path, .. }
             | ConfigError::SlurmReservedArg { path, .. }
+            | ConfigError::SlurmBadArg { path, .. }
             | ConfigError::UnknownAlgorithm { path, .. }
-            | ConfigError::UnknownSchedule { path, .. } => Some(path),
+            | ConfigError::UnknownSchedule { path, .. }
+            | ConfigError::NestingTooDeep { path, .. } => Some(path),
         }
     }
 
@@ -517,6 +558,7 @@ impl ConfigError {
             ConfigError::Io { .. } => "io",
             ConfigError::Syntax { .. } => "syntax",
             ConfigError::Structure { .. } => "structure",
+            ConfigError::NestingTooDeep { .. } => "nesting_too_deep",
             ConfigError::DuplicateKey { .. } => "duplicate_key",
             ConfigError::UnknownKey { .. } => "unknown_key",
             ConfigError::WrongType { .. } => "wrong_type",
@@ -532,6 +574,7 @@ impl ConfigError {
             ConfigError::SlaMissing { .. } => "sla_missing",
             ConfigError::SlaIncomplete { .. } => "sla_incomplete",
             ConfigError::WorkloadMixed { .. } => "workload_mixed",
+            ConfigError::ReplayConcurrencyNeedsTrace { .. } => "replay_concurrency_needs_trace",
             ConfigError::MissingField { .. } => "missing_field",
             ConfigError::WorkloadShapeMissing { .. } => "workload_shape_missing",
             ConfigError::MultipleLoads { .. } => "multiple_loads",
@@ -554,6 +597,7 @@ impl ConfigError {
             ConfigError::PersistentWithoutCommand { .. } => "persistent_without_command",
             ConfigError::SlurmConflict { .. } => "slurm_conflict",
             ConfigError::SlurmReservedArg { .. } => "slurm_reserved_arg",
+            ConfigError::SlurmBadArg { .. } => "slurm_bad_arg",
             ConfigError::UnknownAlgorithm { .. } => "unknown_algorithm",
             ConfigError::UnknownSchedule { .. } => "unknown_schedule",
         }
@@ -565,6 +609,7 @@ impl ConfigError {
             ConfigError::Syntax { location, .. }
             | ConfigError::Structure { location, .. }
             | ConfigError::UnknownKey { location, .. } => location.map(|l| (l.line, l.column)),
+            ConfigError::NestingTooDeep { location, .. } => Some((location.line, location.column)),
             _ => None,
         }
     }

@@ -70,10 +70,18 @@
 //! - **SLA**: an SLA is allowed under any goal (it is passed to evaluators) and may set any
 //!   subset of its fields; only a goodput objective *requires* `e2e_ms` or the
 //!   `ttft_ms`+`itl_ms` pair. `sla: {}` is kept as an empty SLA.
-//! - **Workload**: `replay_concurrency` without `trace_path` is an error (it names the
-//!   missing `trace_path`). A synthetic workload of a scalar goal must set a load; only a
+//! - **Workload**: `replay_concurrency` is for trace workloads: alone it is an error that
+//!   names the missing `trace_path`; beside synthetic fields, one that says so. A synthetic workload of a scalar goal must set a load; only a
 //!   pareto goal defaults to the range `[0.0, 1.0]`. A trace workload under a pareto goal
 //!   gets no default range.
+//! - **KV capacity** (SPEC 5): [`concurrency_for_ratio`] sums the capacity over replicas,
+//!   as SPEC 5 says. The command line's built-in model departs from it on purpose: a
+//!   request cannot span replicas, so it also refuses a candidate whose per-replica KV
+//!   cache holds less than one request, and reports the summed capacity as
+//!   `kv_capacity_requests` (see the crate docs of `sweeper-model`).
+//! - **Request count**: with a fixed load (`request_rate`, `concurrency`), a count
+//!   `num_request_ratio * load` that no `u64` holds (`1e300 * 1e300`) is an error at load
+//!   time, not a count of 1.
 //! - **Search space**: `gpu_budget >= 1`. `used_gpus` is a non-empty list of distinct
 //!   integer-valued parameters whose every value is `>= 1`, or one integer `>= 1`; a config
 //!   whose *smallest* candidate is already over the budget is rejected (nothing could be
@@ -93,8 +101,15 @@
 //!   characters. `sbatch_args` pass through as written, except the options sweeper sets
 //!   itself (`--output`, `--error`, `--input`, `--parsable`, `--wrap`, `--chdir`,
 //!   `--job-name`, `--partition`, `--account`, `--time`, the `--gpus*` options, a GPU
-//!   `--gres`, `--array`, `--wait`, `--clusters`, and `--nodes` when `gpus_per_node` is
-//!   set), which are refused with the key to use instead.
+//!   `--gres` or `--tres-per-*`, `--array`, `--wait`, `--clusters`, and `--nodes` when
+//!   `gpus_per_node` is set), which are refused with the key to use instead. The list is
+//!   read as sbatch's `getopt_long` reads it: an abbreviation (`--outp`), a cluster of
+//!   short options (`-vo/x`) and a value in the next entry (`[-o, x]`) are the options they
+//!   stand for. An entry sbatch would take as the job script (a bare word, `--`), an
+//!   abbreviation of an option that is not refused (write it in full), `--test-only`,
+//!   `--help`, `--usage`, `--version` and `--open-mode` are refused too. A long option that
+//!   sweeper does not know (a plugin's, e.g. `--container-image=...`) passes when written
+//!   in full, its value after `=`.
 //! - **Sweep**: `max_rounds`, `candidates_per_round`, `parallel_evals` fit in `u32`;
 //!   `seed` is any `u64`; `algorithm` also accepts `quasi_random` and `grid` (extensions).
 //! - **Schedule**: `sweep.schedule` (an extension) is `rounds` (SPEC 7, the default) or
@@ -120,6 +135,7 @@ mod goal;
 #[cfg(not(feature = "yaml"))]
 mod json;
 mod load;
+mod nesting;
 mod objective;
 mod raw;
 #[cfg(feature = "schema")]
@@ -139,6 +155,7 @@ pub use load::{
     KvCapacityTooSmall, KvRole, RatioLoad, concurrency_for_ratio, request_count, round_half_even,
     tokens_per_request,
 };
+pub use nesting::MAX_NESTING;
 pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
 pub use slurm::{DEFAULT_POLL_SECONDS, GpuFlag, SlurmConfig, format_time_limit, parse_time_limit};
 pub use space::{

@@ -5,6 +5,7 @@
 use crate::error::{ConfigError, Location};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::collections::HashSet;
 use std::fmt::{self, Write as _};
 use std::marker::PhantomData;
 
@@ -183,8 +184,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OrderedMap<T> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderedMap<T>, A::Error> {
                 let mut out: Vec<(String, T)> = Vec::new();
+                // the keys seen, so that the duplicate check stays linear in the keys
+                let mut seen: HashSet<String> = HashSet::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    if out.iter().any(|(k, _)| *k == key) {
+                    if !seen.insert(key.clone()) {
                         return Err(de::Error::custom(format!("duplicate key `{key}`")));
                     }
                     let value = map.next_value::<T>()?;

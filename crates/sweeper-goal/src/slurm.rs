@@ -214,26 +214,359 @@ const RESERVED: [(&str, Option<char>, &str); 17] = [
     ),
 ];
 
-/// Why `arg` may not be in `sbatch_args`, when it may not.
-fn reserved(arg: &str, gpus_per_node: bool) -> Option<String> {
-    let is_long = |name: &str| arg == name || arg.starts_with(&format!("{name}="));
-    for (long, short, why) in RESERVED {
-        let short_hit = short.is_some_and(|c| {
-            let mut chars = arg.chars();
-            chars.next() == Some('-') && chars.next() == Some(c)
-        });
-        if is_long(long) || short_hit {
-            return Some(why.to_owned());
-        }
+/// Long options of `sbatch` that take a value for certain: the next argument is their
+/// value, not an option. Every other option is read as taking a value only when attached
+/// (`--exclusive=user`), so that the argument after it is checked as an option of its own
+/// (an option whose table entry is not known for sure is read this way too).
+const VALUE_OPTIONS: &[&str] = &[
+    "account",
+    "acctg-freq",
+    "array",
+    "bb",
+    "bbf",
+    "begin",
+    "chdir",
+    "clusters",
+    "comment",
+    "constraint",
+    "container",
+    "core-spec",
+    "cores-per-socket",
+    "cpu-freq",
+    "cpus-per-gpu",
+    "cpus-per-task",
+    "deadline",
+    "delay-boot",
+    "dependency",
+    "distribution",
+    "error",
+    "exclude",
+    "export",
+    "export-file",
+    "extra-node-info",
+    "gid",
+    "gpu-bind",
+    "gpu-freq",
+    "gpus",
+    "gpus-per-node",
+    "gpus-per-socket",
+    "gpus-per-task",
+    "gres",
+    "gres-flags",
+    "hint",
+    "input",
+    "job-name",
+    "licenses",
+    "mail-type",
+    "mail-user",
+    "mcs-label",
+    "mem",
+    "mem-bind",
+    "mem-per-cpu",
+    "mem-per-gpu",
+    "mincpus",
+    "network",
+    "nodefile",
+    "nodelist",
+    "nodes",
+    "ntasks",
+    "ntasks-per-core",
+    "ntasks-per-gpu",
+    "ntasks-per-node",
+    "ntasks-per-socket",
+    "open-mode",
+    "output",
+    "partition",
+    "power",
+    "prefer",
+    "priority",
+    "profile",
+    "qos",
+    "reservation",
+    "signal",
+    "sockets-per-node",
+    "switches",
+    "thread-spec",
+    "threads-per-core",
+    "time",
+    "time-min",
+    "tmp",
+    "tres-per-task",
+    "uid",
+    "wckey",
+    "wrap",
+];
+
+/// The other long options of `sbatch` that sweeper knows of, so that an abbreviation of
+/// any known option is recognised as one.
+const OTHER_OPTIONS: &[&str] = &[
+    "batch",
+    "cluster-constraint",
+    "container-id",
+    "contiguous",
+    "exclusive",
+    "extra",
+    "get-user-env",
+    "help",
+    "hold",
+    "ignore-pbs",
+    "kill-on-invalid-dep",
+    "nice",
+    "no-kill",
+    "no-requeue",
+    "oom-kill-step",
+    "overcommit",
+    "oversubscribe",
+    "parsable",
+    "propagate",
+    "quiet",
+    "reboot",
+    "requeue",
+    "segment",
+    "spread-job",
+    "stepmgr",
+    "test-only",
+    "tres-bind",
+    "tres-per-job",
+    "tres-per-node",
+    "tres-per-socket",
+    "usage",
+    "use-min-nodes",
+    "verbose",
+    "version",
+    "wait",
+    "wait-all-nodes",
+];
+
+/// Options that are not sweeper's to set but would still defeat a run, and why.
+const REFUSED: [(&str, &str); 5] = [
+    ("--test-only", "sbatch then submits no job"),
+    ("--help", "sbatch then prints its help and submits no job"),
+    ("--usage", "sbatch then prints its usage and submits no job"),
+    (
+        "--version",
+        "sbatch then prints its version and submits no job",
+    ),
+    (
+        "--open-mode",
+        "the job's output files are sweeper's, written afresh for each job",
+    ),
+];
+
+/// Short options of `sbatch`: the letter, its long name, and whether it takes a value.
+const SHORT_OPTIONS: &[(char, &str, bool)] = &[
+    ('A', "--account", true),
+    ('a', "--array", true),
+    ('B', "--extra-node-info", true),
+    ('b', "--begin", true),
+    ('C', "--constraint", true),
+    ('c', "--cpus-per-task", true),
+    ('D', "--chdir", true),
+    ('d', "--dependency", true),
+    ('e', "--error", true),
+    ('F', "--nodefile", true),
+    ('G', "--gpus", true),
+    ('H', "--hold", false),
+    ('h', "--help", false),
+    ('i', "--input", true),
+    ('J', "--job-name", true),
+    // `-k[VALUE]` takes a value only when attached; read as taking none, the rest of a
+    // cluster after it is checked as options (at worst a harmless option is refused)
+    ('k', "--no-kill", false),
+    ('L', "--licenses", true),
+    ('M', "--clusters", true),
+    ('m', "--distribution", true),
+    ('N', "--nodes", true),
+    ('n', "--ntasks", true),
+    ('O', "--overcommit", false),
+    ('o', "--output", true),
+    ('p', "--partition", true),
+    ('Q', "--quiet", false),
+    ('q', "--qos", true),
+    ('S', "--core-spec", true),
+    ('s', "--oversubscribe", false),
+    ('t', "--time", true),
+    ('u', "--usage", false),
+    ('V', "--version", false),
+    ('v', "--verbose", false),
+    ('W', "--wait", false),
+    ('w', "--nodelist", true),
+    ('x', "--exclude", true),
+];
+
+/// Why the option `long` (full name, with its value when given) may not be passed.
+fn refused_option(long: &str, value: Option<&str>, gpus_per_node: bool) -> Option<String> {
+    if let Some((_, _, why)) = RESERVED.iter().find(|(name, _, _)| *name == long) {
+        return Some((*why).to_owned());
     }
-    if is_long("--gres") && arg.contains("gpu") {
+    if let Some((_, why)) = REFUSED.iter().find(|(name, _)| *name == long) {
+        return Some((*why).to_owned());
+    }
+    let gpu_value = value.is_some_and(|v| v.to_ascii_lowercase().contains("gpu"));
+    if (long == "--gres" || long.starts_with("--tres-per-")) && gpu_value {
         return Some("a candidate's used_gpus are its job's GPUs".to_owned());
     }
-    let nodes = is_long("--nodes") || arg.starts_with("-N");
-    if gpus_per_node && nodes {
+    if long == "--nodes" && gpus_per_node {
         return Some("with gpus_per_node the node count follows from used_gpus".to_owned());
     }
     None
+}
+
+/// Every long option name sweeper knows, without the dashes.
+fn known_long() -> impl Iterator<Item = &'static str> {
+    VALUE_OPTIONS
+        .iter()
+        .chain(OTHER_OPTIONS)
+        .copied()
+        .chain(RESERVED.iter().map(|(name, _, _)| &name[2..]))
+        .chain(REFUSED.iter().map(|(name, _)| &name[2..]))
+}
+
+/// A refused entry of `sbatch_args`: which entry and why, in words that say what to do.
+struct Refusal {
+    index: usize,
+    /// Sweeper sets the option itself (else: it is malformed or unsafe).
+    reserved: bool,
+    why: String,
+}
+
+/// Reads `args` as `sbatch`'s `getopt_long` would (unique prefixes of long options, values
+/// attached or in the next argument, clusters of short options with the value of the last
+/// one attached) and refuses every option that sweeper sets itself, whatever its spelling,
+/// every argument that is not an option (sbatch would take it as the job script) and `--`.
+/// A long option that sweeper does not know (a SPANK plugin's, such as
+/// `--container-image`) passes when written in full; it cannot take the next argument as
+/// its value, so a value goes after `=`.
+fn check_sbatch_args(args: &[String], gpus_per_node: bool) -> Result<(), Refusal> {
+    let refuse = |index: usize, reserved: bool, why: String| Refusal {
+        index,
+        reserved,
+        why,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        if arg == "--" {
+            return Err(refuse(
+                i,
+                false,
+                "`--` ends sbatch's options, and it would read the next argument as the job script, which sweeper writes; remove it".to_owned(),
+            ));
+        }
+        if let Some(body) = arg.strip_prefix("--") {
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (body, None),
+            };
+            let exact = known_long().any(|k| k == name);
+            let full = if exact {
+                name.to_owned()
+            } else {
+                let mut expansions: Vec<&str> =
+                    known_long().filter(|k| k.starts_with(name)).collect();
+                expansions.sort_unstable();
+                expansions.dedup();
+                if expansions.is_empty() {
+                    // not an option sweeper knows: a plugin's, or one sbatch refuses itself
+                    i += 1;
+                    continue;
+                }
+                let reserved: Vec<String> = expansions
+                    .iter()
+                    .map(|k| format!("--{k}"))
+                    .filter(|k| refused_option(k, value, gpus_per_node).is_some())
+                    .collect();
+                if let Some(first) = reserved.first() {
+                    let why = refused_option(first, value, gpus_per_node).unwrap_or_default();
+                    return Err(refuse(
+                        i,
+                        true,
+                        format!("sbatch reads --{name} as an abbreviation of {first}: {why}"),
+                    ));
+                }
+                let list: Vec<String> = expansions.iter().map(|k| format!("--{k}")).collect();
+                return Err(refuse(
+                    i,
+                    false,
+                    format!(
+                        "--{name} is an abbreviation (of {}); write the option in full",
+                        list.join(" or ")
+                    ),
+                ));
+            };
+            let long = format!("--{full}");
+            let takes_next = value.is_none() && VALUE_OPTIONS.contains(&full.as_str());
+            let value = if takes_next {
+                args.get(i + 1).map(String::as_str)
+            } else {
+                value
+            };
+            if let Some(why) = refused_option(&long, value, gpus_per_node) {
+                let reserved = RESERVED.iter().any(|(n, _, _)| *n == long)
+                    || long == "--gres"
+                    || long.starts_with("--tres-per-")
+                    || long == "--nodes";
+                return Err(refuse(i, reserved, why));
+            }
+            if takes_next && value.is_none() {
+                return Err(refuse(
+                    i,
+                    false,
+                    format!("{long} needs a value; write {long}=VALUE"),
+                ));
+            }
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            return Err(refuse(
+                i,
+                false,
+                "sbatch takes the first argument that is not an option as the job script, which sweeper writes; attach a value to its option (--constraint=h100) or put it right after it".to_owned(),
+            ));
+        };
+        let mut consumed_next = false;
+        for (at, c) in cluster.char_indices() {
+            let Some((_, long, takes_value)) = SHORT_OPTIONS.iter().find(|(s, _, _)| *s == c)
+            else {
+                return Err(refuse(
+                    i,
+                    false,
+                    format!("-{c} is not an sbatch option that sweeper knows; write the long form"),
+                ));
+            };
+            let rest = &cluster[at + c.len_utf8()..];
+            let value = match (takes_value, rest.is_empty()) {
+                (true, false) => Some(rest),
+                (true, true) => {
+                    consumed_next = true;
+                    args.get(i + 1).map(String::as_str)
+                }
+                (false, _) => None,
+            };
+            if let Some(why) = refused_option(long, value, gpus_per_node) {
+                let how = if cluster.chars().count() > 1 {
+                    format!("sbatch reads -{c} in {arg} as {long}: {why}")
+                } else {
+                    why
+                };
+                let reserved = RESERVED.iter().any(|(n, _, _)| n == long) || *long == "--nodes";
+                return Err(refuse(i, reserved, how));
+            }
+            if *takes_value {
+                if value.is_none() {
+                    return Err(refuse(
+                        i,
+                        false,
+                        format!("-{c} needs a value; write -{c}VALUE"),
+                    ));
+                }
+                break;
+            }
+        }
+        i += if consumed_next { 2 } else { 1 };
+    }
+    Ok(())
 }
 
 /// Validates a raw `evaluator.slurm:` block.
@@ -315,10 +648,24 @@ pub(crate) fn from_raw(r: &RawSlurm) -> Result<SlurmConfig, ConfigError> {
                     "an sbatch argument is non-empty, without NUL",
                 ));
             }
-            if let Some(why) = reserved(&arg, gpus_per_node.is_some()) {
-                return Err(ConfigError::SlurmReservedArg { path: ip, arg, why });
-            }
             sbatch_args.push(arg);
+        }
+        if let Err(r) = check_sbatch_args(&sbatch_args, gpus_per_node.is_some()) {
+            let path = raw::index(&path, r.index);
+            let arg = sbatch_args.swap_remove(r.index);
+            return Err(if r.reserved {
+                ConfigError::SlurmReservedArg {
+                    path,
+                    arg,
+                    why: r.why,
+                }
+            } else {
+                ConfigError::SlurmBadArg {
+                    path,
+                    arg,
+                    why: r.why,
+                }
+            });
         }
     }
     let poll_seconds = match &r.poll_seconds {
@@ -379,6 +726,14 @@ mod tests {
         assert_eq!(format_time_limit(90_061), "1-01:01:01");
     }
 
+    /// The index and kind of the refused entry, if any.
+    fn refused(args: &[&str], gpus_per_node: bool) -> Option<(usize, bool)> {
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        check_sbatch_args(&args, gpus_per_node)
+            .err()
+            .map(|r| (r.index, r.reserved))
+    }
+
     #[test]
     fn options_sweeper_sets_are_refused_in_every_spelling() {
         for arg in [
@@ -391,18 +746,67 @@ mod tests {
             "--gpus-per-node=4",
             "--array=0-9",
         ] {
-            assert!(reserved(arg, false).is_some(), "{arg}");
+            assert_eq!(refused(&[arg, "v"], false), Some((0, true)), "{arg}");
         }
-        for arg in [
-            "--exclusive",
-            "--constraint=h100",
-            "--gres=nvme:1",
-            "--nodes=2",
-            "-N2",
+        for args in [
+            &["--exclusive"][..],
+            &["--constraint=h100"],
+            &["--gres=nvme:1"],
+            &["--nodes=2"],
+            &["-N2"],
+            &["-N", "2"],
+            &["--constraint", "h100", "--exclusive"],
+            &["-C", "h100"],
+            &["-Ch100"],
+            &["-vQ"],
+            &["--comment", "--output=/x"],
+            &["--container-image=/shared/bench.sqsh"],
+            &["--no-requeue"],
         ] {
-            assert!(reserved(arg, false).is_none(), "{arg}");
+            assert_eq!(refused(args, false), None, "{args:?}");
         }
-        assert!(reserved("--nodes=2", true).is_some());
-        assert!(reserved("-N2", true).is_some());
+        assert!(refused(&["--nodes=2"], true).is_some());
+        assert!(refused(&["-N2"], true).is_some());
+        assert!(refused(&["-N", "2"], true).is_some());
+    }
+
+    #[test]
+    fn abbreviations_and_clusters_resolve_as_getopt_reads_them() {
+        // issue 30, item 8: each of these reached sbatch before
+        for (args, at) in [
+            (&["--outp=/x"][..], 0),
+            (&["--arr=0-99"], 0),
+            (&["--chd=/"], 0),
+            (&["--wai"], 0),
+            (&["-vo/x"], 0),
+            (&["-Qa0-99"], 0),
+            (&["-v", "-o", "/x"], 1),
+            (&["--exclusive", "-Wv"], 1),
+            (&["--tres-per-job=gres/gpu:64"], 0),
+            (&["--tres-per-task", "gres/gpu:1"], 0),
+            (&["--gres", "gpu:8"], 0),
+            (&["--gpus-per-n=8"], 0),
+        ] {
+            assert_eq!(refused(args, false), Some((at, true)), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn words_that_sbatch_would_take_as_the_script_are_refused() {
+        for (args, at) in [
+            (&["job.sh"][..], 0),
+            (&["--exclusive", "h100"], 1),
+            (&["--"], 0),
+            (&["--", "--exclusive"], 0),
+            (&["-"], 0),
+            (&["--constraint"], 0),
+            (&["-C"], 0),
+            (&["--exc"], 0),
+            (&["--test-only"], 0),
+            (&["-h"], 0),
+            (&["-Z"], 0),
+        ] {
+            assert_eq!(refused(args, false), Some((at, false)), "{args:?}");
+        }
     }
 }

@@ -254,9 +254,9 @@ pub(crate) fn from_raw(w: &RawWorkload, goal: &Goal) -> Result<Workload, ConfigE
                     .to_owned(),
             });
         }
-        return Err(ConfigError::WorkloadMixed {
-            path: p.to_owned(),
-            keys: vec!["replay_concurrency".to_owned()],
+        return Err(ConfigError::ReplayConcurrencyNeedsTrace {
+            path: "workload.replay_concurrency".to_owned(),
+            keys: synthetic_set,
         });
     }
     if synthetic_set.is_empty() {
@@ -332,6 +332,27 @@ pub(crate) fn from_raw(w: &RawWorkload, goal: &Goal) -> Result<Workload, ConfigE
     } else {
         return Err(ConfigError::LoadMissing { path: p.to_owned() });
     };
+    // A fixed load gives the request count now: one that no integer holds (1e300 x 1e300 is
+    // infinite) is an error here, not a silent count of 1 at run time.
+    let fixed = match &load {
+        Load::RequestRate(r) => Some(("request_rate", *r)),
+        Load::Concurrency(c) => Some(("concurrency", *c as f64)),
+        _ => None,
+    };
+    if let Some((key, x)) = fixed {
+        let count = crate::load::round_half_even(nrr * x);
+        if !(count.is_finite() && count < u64::MAX as f64) {
+            return Err(ConfigError::OutOfRange {
+                path: "workload.num_request_ratio".to_owned(),
+                value: raw::show_f64(nrr),
+                expected: format!(
+                    "the request count num_request_ratio x {key} ({} x {}) must be a whole number below 2^64; lower num_request_ratio or {key}",
+                    raw::show_f64(nrr),
+                    raw::show_f64(x)
+                ),
+            });
+        }
+    }
     Ok(Workload::Synthetic {
         isl,
         osl,

@@ -332,12 +332,13 @@ fn parameter() -> impl Strategy<Value = String> {
 }
 
 fn valid_config() -> impl Strategy<Value = String> {
+    // (the load as JSON, the fixed load that the request count multiplies, 0 for a ratio)
     let load = prop_oneof![
-        positive().prop_map(|r| format!("\"request_rate\": {r:?}")),
-        (1u64..100_000).prop_map(|c| format!("\"concurrency\": {c}")),
-        positive().prop_map(|r| format!("\"kv_load_ratio\": {r:?}")),
+        positive().prop_map(|r| (format!("\"request_rate\": {r:?}"), r)),
+        (1u64..100_000).prop_map(|c| (format!("\"concurrency\": {c}"), c as f64)),
+        positive().prop_map(|r| (format!("\"kv_load_ratio\": {r:?}"), 0.0)),
         (positive(), positive()).prop_filter_map("min < max", |(a, b)| {
-            (a < b).then(|| format!("\"kv_load_ratio\": [{a:?}, {b:?}]"))
+            (a < b).then(|| (format!("\"kv_load_ratio\": [{a:?}, {b:?}]"), 0.0))
         }),
     ];
     (
@@ -350,7 +351,12 @@ fn valid_config() -> impl Strategy<Value = String> {
         any::<u64>(),
         positive(),
     )
-        .prop_map(|(pareto, load, (isl, osl, nrr), params, env, cwd, seed, secs)| {
+        // a fixed load's request count must fit in a u64 (issue 30; a scalar goal's range
+        // becomes concurrency 8 below)
+        .prop_filter("request count below 2^64", |(_, (_, fixed), (_, _, nrr), ..)| {
+            (nrr * if *fixed == 0.0 { 8.0 } else { *fixed }).round() < 1.8e19
+        })
+        .prop_map(|(pareto, (load, _), (isl, osl, nrr), params, env, cwd, seed, secs)| {
             let load = if !pareto && load.contains('[') {
                 "\"concurrency\": 8".to_owned()
             } else {

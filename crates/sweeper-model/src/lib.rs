@@ -86,8 +86,9 @@
 //!
 //! # The report
 //!
-//! Every key of SPEC 3, plus `used_gpus` (`tp × replicas`), `concurrency` and
-//! `kv_capacity_tokens` (all replicas). `gpu_hours` and `duration_ms` describe a static
+//! Every key of SPEC 3, plus `used_gpus` (`tp × replicas`), `concurrency`,
+//! `kv_capacity_tokens` (all replicas) and `kv_capacity_requests`, SPEC 5's capacity
+//! `floor(kv_capacity_tokens / (isl + floor(osl / 2)))` (all replicas). `gpu_hours` and `duration_ms` describe a static
 //! deployment: `gpu_hours / (duration_ms / 3.6e6) == used_gpus`. Means are over requests.
 //!
 //! - `mean_output_token_throughput_per_user` is the **mean over requests of `1000 /
@@ -107,6 +108,12 @@
 //! [`EvalOutcome::Unsupported`]; a KV cache below one request is [`EvalOutcome::Infeasible`]
 //! with the role, its tokens and the tokens per request; a malformed parameter or workload
 //! is [`EvalOutcome::Failed`].
+//!
+//! **Departure from SPEC 5**: SPEC 5 sums the KV capacity over replicas, so a candidate
+//! whose replicas each hold half a request has a capacity of 1 (or more) there. A request
+//! cannot span replicas, so the model also refuses, as infeasible, a candidate whose
+//! *per-replica* KV cache holds less than one request ("each aggregated replica holds ...");
+//! the report still records SPEC 5's summed capacity as `kv_capacity_requests`.
 //!
 //! ```
 //! use sweeper_model::BuiltinEvaluator;
@@ -344,6 +351,8 @@ impl BuiltinEvaluator {
         report.insert("used_gpus".into(), used_gpus);
         report.insert("concurrency".into(), concurrency);
         report.insert("kv_capacity_tokens".into(), kv_tokens as f64);
+        // SPEC 5's capacity in requests (summed over replicas), beside the per-replica rule
+        report.insert("kv_capacity_requests".into(), converted.capacity as f64);
         if let Some((key, _)) = report.iter().find(|(_, v)| !v.is_finite()) {
             return Err(EvalOutcome::Failed(format!(
                 "the builtin model produced a non-finite {key}"

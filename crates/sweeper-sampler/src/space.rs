@@ -111,14 +111,16 @@ fn check_spec(spec: &ParamSpec) -> Result<(), String> {
             if values.is_empty() {
                 return Err("no values".to_owned());
             }
-            for (i, v) in values.iter().enumerate() {
+            // by bit pattern (-0.0 read as 0.0, equal as numbers): linear in the values
+            let mut seen = std::collections::HashSet::with_capacity(values.len());
+            for v in values {
                 if !v.is_finite() {
                     return Err(format!("value {v} is not finite"));
                 }
                 if *log && *v <= 0.0 {
                     return Err(format!("a log scale needs positive values, got {v}"));
                 }
-                if values[..i].contains(v) {
+                if !seen.insert((v + 0.0).to_bits()) {
                     return Err(format!("value {v} is listed twice"));
                 }
             }
@@ -127,8 +129,9 @@ fn check_spec(spec: &ParamSpec) -> Result<(), String> {
             if choices.is_empty() {
                 return Err("no choices".to_owned());
             }
-            for (i, c) in choices.iter().enumerate() {
-                if choices[..i].contains(c) {
+            let mut seen = std::collections::HashSet::with_capacity(choices.len());
+            for c in choices {
+                if !seen.insert(c.as_str()) {
                     return Err(format!("choice `{c}` is listed twice"));
                 }
             }

@@ -378,3 +378,18 @@ fn load_trades_throughput_for_latency_and_extremes_stay_finite() {
         }
     }
 }
+
+/// Issue 30, item 11: the report records SPEC 5's capacity in requests (summed over the
+/// replicas), which the per-replica rule of the model does not change.
+#[test]
+fn the_report_records_spec_5_capacity_in_requests() {
+    let model = BuiltinEvaluator::from_config(&json!({"block_size": 64})).unwrap();
+    for replicas in [1, 3] {
+        let params = json!({"tp": 2, "replicas": replicas, "max_batch_size": 512});
+        let r = report(model.evaluate(0, &request(&params, None, Some(0.5))));
+        let capacity = (r["kv_capacity_tokens"] / 4250.0).floor();
+        assert!(capacity >= 1.0);
+        assert_eq!(r["kv_capacity_requests"], capacity, "replicas {replicas}");
+        assert_eq!(r["concurrency"], (0.5 * capacity).floor());
+    }
+}

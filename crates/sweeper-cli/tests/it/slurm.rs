@@ -761,3 +761,24 @@ evaluator:
         );
     }
 }
+
+/// A sweep's output directory that is not UTF-8 would be converted lossily into the job's
+/// file names, so every trial would fail: refused when the evaluator is set up, before any
+/// job (no Slurm needed).
+#[cfg(unix)]
+#[test]
+fn a_non_utf8_output_directory_is_refused_up_front() {
+    use std::os::unix::ffi::OsStrExt;
+    let config = sweeper_goal::parse(
+        "evaluator: {command: [python3, ev.py], slurm: {poll_seconds: 0.2}}\nsearch_space: {gpu_budget: 8}",
+    )
+    .unwrap();
+    let out = std::env::temp_dir().join(std::ffi::OsStr::from_bytes(b"sweeper-out-\xff\xfe"));
+    let Err(err) = sweeper_eval::evaluator_in(&config, "t", &out) else {
+        panic!("a non-UTF-8 output directory was accepted");
+    };
+    let message = err.to_string();
+    assert!(message.contains("is not valid UTF-8"), "{message}");
+    assert!(message.contains("jobs directory"), "{message}");
+    assert!(message.contains("whose path is UTF-8"), "{message}");
+}

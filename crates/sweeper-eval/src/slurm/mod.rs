@@ -220,6 +220,21 @@ impl SlurmEvaluator {
         {
             spec.cwd = Some(here.join(cwd));
         }
+        // The job script and sbatch's --input/--output/--error name these paths as text; a
+        // lossy conversion would name other files and every trial would fail.
+        for (what, path) in [
+            ("jobs directory", Some(&spec.jobs_dir)),
+            ("evaluator.cwd", spec.cwd.as_ref()),
+        ] {
+            if let Some(path) = path
+                && path.to_str().is_none()
+            {
+                return Err(slurm_err(format!(
+                    "the {what} {} is not valid UTF-8, and a Slurm job names its files as text; run from (and write the sweep's output to) a directory whose path is UTF-8",
+                    crate::text::quote(&path.to_string_lossy())
+                )));
+            }
+        }
         // sbatch expands %j, %u, ... in --input/--output/--error
         if spec.jobs_dir.to_string_lossy().contains('%') {
             return Err(slurm_err(format!(

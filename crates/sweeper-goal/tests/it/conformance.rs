@@ -1141,3 +1141,38 @@ fn parse_all_reports_one_error_per_failing_block() {
     // a syntax error comes alone
     assert_eq!(rules("goal: [\nsweep: {seed: -1}"), want(&[("syntax", "")]));
 }
+
+/// Issue 30, item 11: the upstream's own cases, rewritten as checks of the message.
+#[test]
+fn replay_concurrency_is_for_trace_workloads_and_request_counts_must_fit() {
+    let err = sweeper_goal::parse(
+        "workload: {isl: 1, osl: 1, num_request_ratio: 1, concurrency: 1, replay_concurrency: 8}",
+    )
+    .unwrap_err();
+    assert_eq!(err.rule(), "replay_concurrency_needs_trace", "{err}");
+    assert_eq!(err.path(), Some("workload.replay_concurrency"));
+    let m = err.to_string();
+    assert!(
+        m.contains("replay_concurrency is for trace workloads"),
+        "{m}"
+    );
+    assert!(!m.contains("trace_path"), "{m}");
+    for load in ["request_rate: 1e300", "concurrency: 1000000000"] {
+        let err = sweeper_goal::parse(&format!(
+            "workload: {{isl: 1, osl: 1, num_request_ratio: 1e300, {load}}}"
+        ))
+        .unwrap_err();
+        assert_eq!(err.rule(), "out_of_range", "{load}: {err}");
+        assert_eq!(err.path(), Some("workload.num_request_ratio"), "{err}");
+        assert!(err.to_string().contains("below 2^64"), "{err}");
+    }
+    // the largest count that fits is still accepted
+    let cfg = sweeper_goal::parse(
+        "workload: {isl: 1, osl: 1, num_request_ratio: 1e9, request_rate: 1e9}",
+    )
+    .unwrap();
+    assert_eq!(
+        cfg.workload.unwrap().request_count_at(1e9),
+        Some(1_000_000_000_000_000_000)
+    );
+}

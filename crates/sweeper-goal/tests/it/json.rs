@@ -338,3 +338,28 @@ mod json_only {
         assert_eq!(from_path_all(&missing).unwrap_err()[0].rule(), "io");
     }
 }
+
+/// JSON nested over the limit: refused with its key path before any parser reads it, in
+/// both builds, and the limit itself is accepted.
+#[test]
+fn json_nesting_limit_names_the_key_path() {
+    use sweeper_goal::MAX_NESTING;
+    // three mappings (top, evaluator, builtin) then lists
+    let nested = |lists: usize| {
+        format!(
+            r#"{{"evaluator": {{"builtin": {{"x": {}{}}}}}}}"#,
+            "[".repeat(lists),
+            "]".repeat(lists)
+        )
+    };
+    parse(&nested(MAX_NESTING - 3)).unwrap();
+    let err = parse(&nested(MAX_NESTING - 2)).unwrap_err();
+    assert_eq!(err.rule(), "nesting_too_deep", "{err}");
+    let path = format!("evaluator.builtin.x{}", "[0]".repeat(MAX_NESTING - 3));
+    assert_eq!(err.path(), Some(path.as_str()), "{err}");
+    assert_eq!(err.location(), Some((1, 33 + MAX_NESTING - 3)), "{err}");
+    assert!(
+        err.to_string().contains("nested deeper than 64 levels"),
+        "{err}"
+    );
+}

@@ -7,9 +7,14 @@ mod conformance;
 #[cfg(feature = "yaml")]
 mod examples;
 mod json;
+mod load;
+#[cfg(feature = "yaml")]
+mod nesting;
 #[cfg(feature = "yaml")]
 mod resolved;
 #[cfg(feature = "yaml")]
 mod roundtrip;
+#[cfg(feature = "yaml")]
+mod slurm;
 #[cfg(feature = "yaml")]
 mod text;

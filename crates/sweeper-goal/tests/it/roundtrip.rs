@@ -13,7 +13,7 @@ const CONFIGS: &[&str] = &[
     "search_space:\n  gpu_budget: 9\n  used_gpus: [z, a]\n  parameters:\n    z: {values: [3, 1, 2.0]}\n    a: {int: [1, 3], log: true}\n    m: {float: [0.001, 2.5], log: true}\n    c: {choices: [\"1\", \"true\", \"null\", x y, \"\"]}\n    k: {values: [-0.5, 1e-7]}\n",
     "search_space: {used_gpus: 4}",
     "evaluator: {command: [python3, eval.py], persistent: true, env: {X: \"1\", Y: z}, cwd: /tmp/w}",
-    "evaluator: {command: [./e], slurm: {partition: gpu, account: a, time_limit: 90, job_name: j, gpus_per_node: 4, gpu_flag: gres, gpu_type: h100, sbatch_args: [--exclusive, 7], poll_seconds: 0.25}}",
+    "evaluator: {command: [./e], slurm: {partition: gpu, account: a, time_limit: 90, job_name: j, gpus_per_node: 4, gpu_flag: gres, gpu_type: h100, sbatch_args: [--exclusive, --mem, 4096], poll_seconds: 0.25}}",
     "evaluator: {command: [./e], slurm: {time_limit: \"1-00:00:01\"}}",
     "evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200, nested: {a: [1, 2.5, null, true]}}}",
     "sweep: {max_rounds: 1, candidates_per_round: 3, parallel_evals: 2, max_eval_seconds: 0.25, max_trials: 7, seed: 18446744073709551615, algorithm: quasi_random}",

@@ -484,3 +484,54 @@ fn the_grid_hands_out_a_large_grid_in_one_call() {
     let distinct: BTreeSet<String> = trials.iter().map(|t| format!("{:?}", t.params)).collect();
     assert_eq!(distinct.len(), 1200);
 }
+
+/// A parameter of 10^5 choices or values is checked in linear time (issue 30, item 4: the
+/// duplicate check was quadratic, 10^5 choices took over a minute in `sweeper validate`),
+/// and a repeat is still refused, `-0.0` being `0.0`.
+#[test]
+fn long_choice_and_value_lists_are_checked_in_linear_time() {
+    let n = 100_000;
+    let start = std::time::Instant::now();
+    let mut space = SearchSpace::new();
+    space
+        .add(
+            "c",
+            ParamSpec::Categorical {
+                choices: (0..n).map(|i| format!("c{i}")).collect(),
+            },
+        )
+        .unwrap();
+    space
+        .add(
+            "v",
+            ParamSpec::Discrete {
+                values: (0..n).map(f64::from).collect(),
+                log: false,
+            },
+        )
+        .unwrap();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    let mut choices: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+    choices.push("c7".into());
+    let err = SearchSpace::new()
+        .add("c", ParamSpec::Categorical { choices })
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("choice `c7` is listed twice"),
+        "{err}"
+    );
+    let err = SearchSpace::new()
+        .add(
+            "v",
+            ParamSpec::Discrete {
+                values: vec![0.0, 1.0, -0.0],
+                log: false,
+            },
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("is listed twice"), "{err}");
+}

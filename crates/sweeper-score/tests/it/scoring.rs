@@ -364,3 +364,34 @@ mod props {
         }
     }
 }
+
+/// `used_gpus` at its boundary (issue 30, item 12): zero is a count, anything below it or
+/// not a number is not.
+#[test]
+fn used_gpus_accepts_zero_and_refuses_below_it_and_nan() {
+    let cfg = |v: Value| {
+        let mut m = Map::new();
+        m.insert("used_gpus".into(), v);
+        m
+    };
+    assert_eq!(sweeper_score::used_gpus(0, &cfg(json!(0))), Ok(0.0));
+    assert_eq!(sweeper_score::used_gpus(0, &cfg(json!(0.0))), Ok(0.0));
+    assert_eq!(sweeper_score::used_gpus(0, &cfg(json!("0"))), Ok(0.0));
+    assert_eq!(sweeper_score::used_gpus(0, &Map::new()), Ok(0.0));
+    for bad in [
+        json!(-1e-300),
+        json!(-1),
+        json!("-0.5"),
+        json!("NaN"),
+        json!("nan"),
+    ] {
+        let err = sweeper_score::used_gpus(3, &cfg(bad.clone())).unwrap_err();
+        assert!(
+            matches!(&err, ScoreError::Invalid { candidate: 3, key, .. } if key == "used_gpus"),
+            "{bad}: {err:?}"
+        );
+    }
+    assert!(is_feasible(0.0, 0.0));
+    assert!(is_feasible(8.0, 8.0));
+    assert!(!is_feasible(8.5, 8.0));
+}
