@@ -5,6 +5,8 @@
 #[cfg(feature = "yaml")]
 mod conformance;
 #[cfg(feature = "yaml")]
+mod conformance_rows;
+#[cfg(feature = "yaml")]
 mod examples;
 mod json;
 mod load;
