@@ -421,6 +421,65 @@ fn kill_nine_then_resume_reattaches_to_the_jobs_and_submits_none_twice() {
 }
 
 #[test]
+fn async_kill_nine_then_resume_reattaches_and_submits_each_trial_once() {
+    let Some(_cluster) = cluster() else { return };
+    let sweep = Sweep::new();
+    // 8 one- or two-GPU trials, 4 slots: the first 4 jobs fit on the node together and run
+    // 3 to 6 s, so they are queued or running when the driver dies
+    sweep.config(
+        "tp: {values: [1, 2]}, sleep: {values: [3, 4, 5, 6]}",
+        "",
+        "schedule: async, parallel_evals: 4, max_trials: 8",
+    );
+    let child = sweep
+        .command(&["run", "c.yaml", "--out", "o", "--no-progress"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let name = sweep.job_name();
+    wait_until("four jobs submitted", Duration::from_secs(30), || {
+        jobs_named(&name).len() == 4 && sweep.sbatch_calls() == 4
+    });
+    // the handles reach the journal as the jobs are submitted, as under rounds
+    wait_until("four jobs journaled", Duration::from_secs(10), || {
+        sweep.started().len() == 4
+    });
+    kill9(child);
+    let started = sweep.started();
+    let jobs = jobs_named(&name);
+    assert!(
+        jobs.values().all(|(s, _)| s == "PENDING" || s == "RUNNING"),
+        "the jobs must still be queued or running at the resume: {jobs:?}"
+    );
+    let resumed = sweep.run(&["run", "--resume", "o", "--no-progress"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    let trials = sweep.trials();
+    assert_eq!(trials.len(), 8);
+    assert_eq!(
+        sweep.sbatch_calls(),
+        trials.len(),
+        "a job was submitted twice: {:?}",
+        sweep.started()
+    );
+    for (trial, t) in &trials {
+        assert_eq!(t["status"], "feasible", "{t}");
+        let job: u64 = t["labels"]["slurm_job_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(sweep.started()[trial], [job], "trial {trial}: one job, its own");
+        if let Some(first) = started.get(trial) {
+            assert_eq!(first, &[job], "trial {trial} was submitted again");
+        }
+    }
+    let mut ran: Vec<u64> = sweep.evaluations().iter().map(|(t, _)| *t).collect();
+    ran.sort_unstable();
+    assert_eq!(ran, (0..8).collect::<Vec<u64>>(), "each candidate ran exactly once");
+}
+
+#[test]
 fn ctrl_c_cancels_every_job_and_resume_submits_them_again() {
     let Some(_cluster) = cluster() else { return };
     let sweep = Sweep::new();

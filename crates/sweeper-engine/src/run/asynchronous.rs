@@ -5,7 +5,7 @@
 use super::journal::{Event, Line};
 use super::ledger::{Entry, Source, classify, replayed_source};
 use super::{Engine, Prepared, Proposer, RunError, Status, without_nan};
-use crate::evaluator::{EvalOutcome, EvalRequest};
+use crate::evaluator::{EvalContext, EvalOutcome, EvalRequest};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Mutex, mpsc};
 
@@ -27,6 +27,19 @@ struct Slots {
     /// Duplicates of a configuration in `ready` or `running`, by its key: answered from
     /// the cache once it has its outcome.
     waiting: HashMap<String, Vec<Prepared>>,
+}
+
+/// One evaluation handed to a worker: the trial, its request, and the handle an earlier run
+/// journaled for it (a batch job to re-attach to), if any.
+type Job = (u64, EvalRequest, Option<String>);
+
+/// What a worker tells the slots.
+enum Done {
+    /// The trial's evaluation runs outside sweeper as this handle: journaled at once, as
+    /// under `rounds`, so that a resume re-attaches to it instead of starting it again.
+    Started(u64, String),
+    /// The trial's evaluation ended.
+    Finished(u64, EvalOutcome),
 }
 
 /// Why the slots stop being filled.
@@ -56,9 +69,9 @@ impl Engine<'_, '_> {
         self.replay_async(proposer, &mut slots)?;
         let workers = self.config.sweep.parallel_evals.max(1) as usize;
         let evaluator = self.evaluator;
-        let (job_tx, job_rx) = mpsc::channel::<(u64, EvalRequest)>();
+        let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
-        let (done_tx, done_rx) = mpsc::channel::<(u64, EvalOutcome)>();
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
         std::thread::scope(|scope| {
             // Worker `w` always passes `w` to the evaluator (one process per worker for a
             // persistent evaluator); at most `workers` jobs are ever sent unanswered, so a
@@ -72,17 +85,24 @@ impl Engine<'_, '_> {
                             Ok(rx) => rx.recv(),
                             Err(_) => break,
                         };
-                        let Ok((trial, request)) = job else {
+                        let Ok((trial, request, resumed)) = job else {
                             break;
                         };
+                        let started = |handle: &str| {
+                            let _ = done_tx.send(Done::Started(trial, handle.to_owned()));
+                        };
+                        let context = EvalContext::new(resumed.as_deref(), &started);
                         let outcome =
                             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                evaluator.evaluate(worker, &request)
+                                evaluator.evaluate_with(worker, &request, &context)
                             }))
                             .unwrap_or_else(|_| {
                                 EvalOutcome::Failed("the evaluator panicked".into())
                             });
-                        if done_tx.send((trial, without_nan(outcome))).is_err() {
+                        if done_tx
+                            .send(Done::Finished(trial, without_nan(outcome)))
+                            .is_err()
+                        {
                             break;
                         }
                     }
@@ -183,8 +203,8 @@ impl Engine<'_, '_> {
         proposer: &mut dyn Proposer,
         slots: &mut Slots,
         workers: usize,
-        jobs: &mpsc::Sender<(u64, EvalRequest)>,
-        done: &mpsc::Receiver<(u64, EvalOutcome)>,
+        jobs: &mpsc::Sender<Job>,
+        done: &mpsc::Receiver<Done>,
     ) -> Result<(), RunError> {
         let mut end = End::default();
         loop {
@@ -202,10 +222,21 @@ impl Engine<'_, '_> {
                 break;
             };
             // outcomes that arrived together are all observed before the next suggestion
-            let arrived: Vec<(u64, EvalOutcome)> =
-                std::iter::once(first).chain(done.try_iter()).collect();
-            for (trial, outcome) in arrived {
-                self.arrive(proposer, slots, trial, outcome, &mut end);
+            let arrived: Vec<Done> = std::iter::once(first).chain(done.try_iter()).collect();
+            for message in arrived {
+                match message {
+                    Done::Started(trial, handle) => {
+                        if slots.running.contains_key(&trial)
+                            && let Err(e) = self.log(&Line::Started { trial, handle })
+                            && end.error.is_none()
+                        {
+                            end.error = Some(e);
+                        }
+                    }
+                    Done::Finished(trial, outcome) => {
+                        self.arrive(proposer, slots, trial, outcome, &mut end);
+                    }
+                }
             }
         }
         if let Some(e) = end.error {
@@ -276,7 +307,7 @@ impl Engine<'_, '_> {
         proposer: &mut dyn Proposer,
         slots: &mut Slots,
         workers: usize,
-        jobs: &mpsc::Sender<(u64, EvalRequest)>,
+        jobs: &mpsc::Sender<Job>,
     ) -> Result<(), RunError> {
         let budget = self.config.sweep.trial_budget();
         while slots.running.len() < workers {
@@ -289,7 +320,9 @@ impl Engine<'_, '_> {
                 let Some(request) = p.request.clone() else {
                     continue;
                 };
-                jobs.send((p.trial, request)).map_err(|_| {
+                // the handle an earlier run journaled for a trial it did not finish
+                let resumed = self.recorded(p.trial).and_then(|r| r.handle.clone());
+                jobs.send((p.trial, request, resumed)).map_err(|_| {
                     RunError::Setup("internal: the evaluation workers ended early".into())
                 })?;
                 slots.running.insert(p.trial, p);
