@@ -77,8 +77,9 @@ const ID_KEY: &str = "id";
 pub enum LineAnswer {
     /// This candidate's answer: its `id` matched, or it carried none.
     Answer(EvalOutcome),
-    /// An answer that carries another candidate's `id` (a late or repeated answer).
-    OtherCandidate,
+    /// An answer that carries another candidate's `id` (a late or repeated answer, or an
+    /// id the worker was never sent): that id.
+    OtherCandidate(u64),
 }
 
 /// Reads one answer line of a persistent worker while candidate `id` is out.
@@ -106,7 +107,7 @@ pub fn parse_line_answer(line: &str, id: u64) -> Result<LineAnswer, Malformed> {
         match &value {
             Value::Number(n) => match n.as_u64() {
                 Some(answered) if answered == id => {}
-                Some(_) => return Ok(LineAnswer::OtherCandidate),
+                Some(other) => return Ok(LineAnswer::OtherCandidate(other)),
                 None => return Ok(LineAnswer::Answer(bad_id(&value))),
             },
             _ => return Ok(LineAnswer::Answer(bad_id(&value))),
@@ -522,7 +523,7 @@ mod tests {
         );
         assert_eq!(
             ours(r#"{"id": 16, "throughput": 2.5}"#),
-            LineAnswer::OtherCandidate
+            LineAnswer::OtherCandidate(16)
         );
         assert_eq!(
             ours(r#"{"status": "infeasible", "reason": "too big", "id": 17}"#),
@@ -530,7 +531,7 @@ mod tests {
         );
         assert_eq!(
             ours(r#"{"status": "failed", "id": 3}"#),
-            LineAnswer::OtherCandidate
+            LineAnswer::OtherCandidate(3)
         );
         // Without an id the line is the candidate's, as before the id existed.
         assert_eq!(

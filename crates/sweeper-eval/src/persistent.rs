@@ -3,8 +3,10 @@
 //! Each worker slot has its own lock, so workers run in parallel and a slot's process only
 //! ever has one candidate out. That alone does not keep answers apart: a worker that
 //! answers twice, or late, would have its extra line read as the next candidate's answer.
-//! So an answer names its candidate (`id`), and a line naming another is dropped and
-//! counted, as are lines printed while no candidate is out. The same idea as a process
+//! So an answer names its candidate (`id`), and a line naming another candidate the worker
+//! was sent is dropped and counted, as are lines printed while no candidate is out; a line
+//! naming an id the worker was never sent fails the candidate at once (the worker answers
+//! with ids it makes up, and would otherwise be waited for until `max_eval_seconds`). The same idea as a process
 //! pool that keeps interpreters warm between tasks (Python's `multiprocessing.Pool`), with
 //! a restart instead of a pool-wide failure when one dies; matching replies to requests by
 //! id is what JSON-RPC does.
@@ -16,6 +18,7 @@ use super::command::{
 };
 use super::process::{self, Event, MAX_STDOUT_BYTES, Proc, StdoutMode};
 use super::report::{LineAnswer, Malformed, parse_line_answer};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -40,6 +43,9 @@ pub(super) struct Workers {
     slots: Vec<Mutex<Option<Proc>>>,
     /// Per slot, its stdout lines credited to no candidate.
     dropped: Vec<Arc<AtomicU64>>,
+    /// Per slot, the ids of the candidates sent to its current process (taken under the
+    /// slot's lock; emptied when the process is replaced).
+    sent: Vec<Mutex<HashSet<u64>>>,
 }
 
 /// The candidate out on a worker.
@@ -64,6 +70,7 @@ impl Workers {
         Workers {
             slots: (0..count).map(|_| Mutex::new(None)).collect(),
             dropped: (0..count).map(|_| Arc::new(AtomicU64::new(0))).collect(),
+            sent: (0..count).map(|_| Mutex::new(HashSet::new())).collect(),
         }
     }
 
@@ -93,6 +100,9 @@ impl Workers {
         let index = worker % self.slots.len();
         let mut slot = lock(&self.slots[index]);
         let dropped = &*self.dropped[index];
+        let mut sent = self.sent[index]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         // A worker that died while idle is replaced before the candidate goes out: that is
         // not this candidate's failure.
         if slot
@@ -112,6 +122,7 @@ impl Workers {
                 let mode = StdoutMode::Lines {
                     dropped: Arc::clone(&self.dropped[index]),
                 };
+                sent.clear();
                 match Proc::spawn(spec, mode) {
                     Ok(proc) => *slot = Some(proc),
                     Err(e) => return EvalOutcome::Failed(start_failure(spec, &e)),
@@ -120,8 +131,9 @@ impl Workers {
             let Some(proc) = slot.as_mut() else {
                 return EvalOutcome::Failed("persistent evaluator worker did not start".to_owned());
             };
+            sent.insert(id);
             proc.send(line.to_vec());
-            match await_answer(proc, spec, &out, deadline, dropped) {
+            match await_answer(proc, spec, &out, &sent, deadline, dropped) {
                 Awaited::Outcome(outcome, keep) => {
                     if !keep {
                         // Dropping the process kills its group and reaps it; the next
@@ -222,6 +234,7 @@ fn await_answer(
     proc: &mut Proc,
     spec: &CommandSpec,
     out: &Out,
+    sent: &HashSet<u64>,
     deadline: Instant,
     dropped: &AtomicU64,
 ) -> Awaited {
@@ -235,8 +248,12 @@ fn await_answer(
             Ok(Event::StdoutLine(bytes)) if bytes.trim_ascii().is_empty() => {}
             Ok(Event::StdoutLine(bytes)) => match judge_line(&bytes, out.id) {
                 Ok(LineAnswer::Answer(outcome)) => return Awaited::Outcome(outcome, true),
-                Ok(LineAnswer::OtherCandidate) => {
+                Ok(LineAnswer::OtherCandidate(other)) if sent.contains(&other) => {
                     dropped.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(LineAnswer::OtherCandidate(other)) => {
+                    let reason = with_tail(unknown_id(other, out.id), proc.stderr_tail());
+                    return Awaited::Outcome(EvalOutcome::Failed(reason), false);
                 }
                 Err(Malformed(reason)) => {
                     let reason = with_tail(
@@ -257,18 +274,18 @@ fn await_answer(
                 );
                 return Awaited::Outcome(EvalOutcome::Failed(reason), false);
             }
-            Ok(Event::Exited) => return died(proc, out, deadline, true, stderr_open, dropped),
+            Ok(Event::Exited) => return died(proc, out, sent, deadline, true, stderr_open, dropped),
             Ok(Event::StdoutClosed | Event::StdoutError(_)) => {
-                return died(proc, out, deadline, false, stderr_open, dropped);
+                return died(proc, out, sent, deadline, false, stderr_open, dropped);
             }
             Ok(Event::StdinClosed) => {
-                if let Some(awaited) = deaf(proc, out, deadline, stderr_open, dropped) {
+                if let Some(awaited) = deaf(proc, out, sent, deadline, stderr_open, dropped) {
                     return awaited;
                 }
                 read_it = true;
             }
             Err(RecvTimeoutError::Disconnected) => {
-                return died(proc, out, deadline, false, false, dropped);
+                return died(proc, out, sent, deadline, false, false, dropped);
             }
             Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
                 return Awaited::Outcome(
@@ -278,7 +295,7 @@ fn await_answer(
             }
             Err(RecvTimeoutError::Timeout) => {
                 if !read_it && proc.input_closed() {
-                    if let Some(awaited) = deaf(proc, out, deadline, stderr_open, dropped) {
+                    if let Some(awaited) = deaf(proc, out, sent, deadline, stderr_open, dropped) {
                         return awaited;
                     }
                     read_it = true;
@@ -295,6 +312,7 @@ fn await_answer(
 fn deaf(
     proc: &mut Proc,
     out: &Out,
+    sent: &HashSet<u64>,
     deadline: Instant,
     stderr_open: bool,
     dropped: &AtomicU64,
@@ -307,10 +325,10 @@ fn deaf(
     loop {
         match proc.recv_timeout(until.saturating_duration_since(Instant::now())) {
             Ok(Event::Exited) => {
-                return Some(died(proc, out, deadline, true, stderr_open, dropped));
+                return Some(died(proc, out, sent, deadline, true, stderr_open, dropped));
             }
             Ok(Event::StdoutClosed | Event::StdoutError(_) | Event::StdoutTooLarge) => {
-                return Some(died(proc, out, deadline, false, stderr_open, dropped));
+                return Some(died(proc, out, sent, deadline, false, stderr_open, dropped));
             }
             // It never read the candidate: nothing it prints now answers it.
             Ok(Event::StdoutLine(bytes)) => {
@@ -332,6 +350,13 @@ fn deaf(
     Some(Awaited::Outcome(EvalOutcome::Failed(reason), false))
 }
 
+/// Why an answer naming `other`, an id this worker was never sent, fails candidate `id`.
+fn unknown_id(other: u64, id: u64) -> String {
+    format!(
+        "the answer names candidate id {other}, which was never sent to this worker (candidate {id} was out); answer with the `id` of the candidate read, or leave `id` out"
+    )
+}
+
 /// Reads a line as an answer to candidate `id`: not UTF-8 is malformed.
 fn judge_line(bytes: &[u8], id: u64) -> Result<LineAnswer, Malformed> {
     let text = std::str::from_utf8(bytes)
@@ -344,6 +369,7 @@ fn judge_line(bytes: &[u8], id: u64) -> Result<LineAnswer, Malformed> {
 fn died(
     proc: &mut Proc,
     out: &Out,
+    sent: &HashSet<u64>,
     deadline: Instant,
     stdout_open: bool,
     stderr_open: bool,
@@ -365,8 +391,12 @@ fn died(
             }
             Ok(Event::StdoutLine(bytes)) => match judge_line(&bytes, out.id) {
                 Ok(LineAnswer::Answer(outcome)) => return Awaited::Outcome(outcome, false),
-                Ok(LineAnswer::OtherCandidate) => {
+                Ok(LineAnswer::OtherCandidate(other)) if sent.contains(&other) => {
                     dropped.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(LineAnswer::OtherCandidate(other)) => {
+                    let reason = with_tail(unknown_id(other, out.id), proc.stderr_tail());
+                    return Awaited::Outcome(EvalOutcome::Failed(reason), false);
                 }
                 Err(Malformed(_)) => {
                     return Awaited::Outcome(answer_outcome(&bytes, proc.stderr_tail()).0, false);

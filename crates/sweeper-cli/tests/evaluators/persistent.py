@@ -36,6 +36,8 @@ for line in sys.stdin:
         answer = {"status": "unsupported", "reason": "tp=8 is not supported"}
     elif action == "nan":
         answer = {"throughput": float("nan")}
+    elif action == "wrong_id":
+        answer = {"id": candidate["id"] + 1000, "throughput": 1.0}
     elif action == "garbage":
         print("loading tables...", flush=True)
         continue

@@ -540,6 +540,30 @@ fn persistent_answers_can_be_statuses_and_bad_reports_keep_the_worker() {
 }
 
 #[test]
+fn a_persistent_answer_naming_an_id_never_sent_fails_at_once_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts");
+    let evaluator = CommandEvaluator::new(persistent(1, &log)).unwrap();
+    // a late answer to a candidate the worker was sent is still dropped and counted
+    report(evaluator.evaluate(0, &action(5, "report")));
+    let started = Instant::now();
+    let reason = failed(evaluator.evaluate(0, &action(7, "wrong_id")));
+    // not a wait for max_eval_seconds (30 s) and a timeout
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(reason.contains("1007"), "{reason}");
+    assert!(reason.contains("never sent"), "{reason}");
+    assert!(reason.contains("candidate 7 was out"), "{reason}");
+    // the worker that made up an id is replaced; the next candidate is answered
+    let next = report(evaluator.evaluate(0, &action(8, "report")));
+    assert_eq!(next["candidate"], 8.0);
+    assert_eq!(start_log(&log).len(), 2);
+}
+
+#[test]
 fn a_persistent_answer_that_is_not_json_restarts_the_worker() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("starts.log");
