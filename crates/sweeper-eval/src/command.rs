@@ -76,6 +76,19 @@ pub enum EvaluatorError {
         /// What is wrong and how to fix it.
         detail: String,
     },
+    /// Evaluator processes that an earlier run of the sweep left behind still run after
+    /// SIGKILL (in uninterruptible sleep, or traced).
+    #[error(
+        "evaluator processes left by an earlier run of this sweep still run after SIGKILL (pids {}): end them (they carry {var}={mark} in their environment), then resume again",
+        pids.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
+        var = super::process::RUN_MARK_VAR
+    )]
+    LeftBehind {
+        /// The sweep's mark.
+        mark: String,
+        /// The processes still alive.
+        pids: Vec<i32>,
+    },
 }
 
 /// An [`Evaluator`] that runs an external command.

@@ -59,7 +59,7 @@ pub use command::{
     CommandEvaluator, CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, EvaluatorError,
 };
 #[cfg(unix)]
-pub use process::kill_running_evaluators;
+pub use process::{RUN_MARK_VAR, end_leftover_evaluators, kill_running_evaluators, run_mark};
 pub use setup::{Setup, check_runnable, evaluator_for, evaluator_in, program_path};
 #[cfg(unix)]
 pub use slurm::{

@@ -274,7 +274,9 @@ fn await_answer(
                 );
                 return Awaited::Outcome(EvalOutcome::Failed(reason), false);
             }
-            Ok(Event::Exited) => return died(proc, out, sent, deadline, true, stderr_open, dropped),
+            Ok(Event::Exited) => {
+                return died(proc, out, sent, deadline, true, stderr_open, dropped);
+            }
             Ok(Event::StdoutClosed | Event::StdoutError(_)) => {
                 return died(proc, out, sent, deadline, false, stderr_open, dropped);
             }

@@ -16,12 +16,13 @@
 //! business of [`contain`].
 
 mod contain;
+mod guard;
 mod sys;
 
 pub(crate) use contain::Containment;
 use contain::Jail;
 
-use super::command::CommandSpec;
+use super::command::{CommandSpec, EvaluatorError};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{Signal, killpg};
@@ -31,7 +32,9 @@ use std::collections::{BTreeSet, VecDeque};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
@@ -185,6 +188,7 @@ impl Proc {
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (tx, events) = mpsc::channel();
         live_groups().insert(pid.cast_signed());
+        guard::watch(pid.cast_signed());
         // From here on, an early return drops `proc`, which kills the group and reaps.
         let mut proc = Proc {
             child,
@@ -363,6 +367,7 @@ impl Proc {
         // Out of the registry before the reap, under its lock: `kill_running_evaluators`
         // never signals a group whose id could have been reused.
         live_groups().remove(&self.group.as_raw());
+        guard::unwatch(self.group.as_raw());
         let status = self.child.wait().ok();
         self.jail.release(self.child.id());
         status
@@ -398,6 +403,63 @@ pub fn kill_running_evaluators() -> usize {
     // evaluations it kills reap their leaders meanwhile.
     contain::kill_all_contained();
     signalled
+}
+
+/// The environment variable that marks every process of a sweep's evaluators (set by
+/// [`crate::run::evaluator_in`] to [`run_mark`] of the sweep's output directory), so that
+/// `sweeper run --resume` finds what a killed run left behind.
+pub const RUN_MARK_VAR: &str = "SWEEPER_RUN";
+
+/// The mark of the sweep whose output directory is `out_dir`: 16 hex digits of a hash of
+/// its canonical path (of the deepest existing ancestor, when it does not exist yet, with
+/// the rest appended), the same for `--out DIR` and `--resume DIR` from any directory.
+pub fn run_mark(out_dir: &Path) -> String {
+    let absolute = std::path::absolute(out_dir).unwrap_or_else(|_| out_dir.to_owned());
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    let canonical = loop {
+        if let Ok(mut found) = existing.canonicalize() {
+            found.extend(rest.iter().rev());
+            break found;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            _ => break absolute.clone(),
+        }
+    };
+    // FNV-1a: stable across builds, which a resume by a rebuilt sweeper needs.
+    let hash = canonical
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    format!("{hash:016x}")
+}
+
+/// Ends every process that carries `mark` ([`RUN_MARK_VAR`]) in its environment: what the
+/// evaluators of an earlier run of the sweep left running when that run was killed (the
+/// guard ends their process groups as the run dies; a process that left its group is ended
+/// here). Sends SIGKILL and waits (up to 10 s) until none is left; returns how many were
+/// ended, or [`EvaluatorError::LeftBehind`] naming those still alive. `sweeper run
+/// --resume` calls it, holding the journal's lock, before anything is evaluated, so that a
+/// trial is never evaluated beside its earlier evaluation. Only processes of this user that
+/// keep their environment are found (`/proc`, Linux; elsewhere nothing is).
+pub fn end_leftover_evaluators(mark: &str) -> Result<usize, EvaluatorError> {
+    let entry = format!("{RUN_MARK_VAR}={mark}");
+    let (ended, alive) = contain::end_marked(entry.as_bytes(), Duration::from_secs(10));
+    if alive.is_empty() {
+        Ok(ended)
+    } else {
+        Err(EvaluatorError::LeftBehind {
+            mark: mark.to_owned(),
+            pids: alive,
+        })
+    }
 }
 
 /// How this process contains the evaluations it starts (see the docs of [`contain`]).

@@ -173,10 +173,17 @@ pub fn evaluator_in(config: &SweepConfig, name: &str, out_dir: &Path) -> Result<
         }
         #[cfg(unix)]
         EvaluatorKind::Command { argv, persistent } => {
+            // every process of the sweep's evaluators carries the sweep's mark, by which
+            // `--resume` finds what a killed run left behind
+            let mut env = ev.env.clone();
+            env.insert(
+                crate::RUN_MARK_VAR.to_owned(),
+                crate::run_mark(out_dir),
+            );
             let spec = CommandSpec {
                 argv: argv.clone(),
                 persistent: *persistent,
-                env: ev.env.clone(),
+                env,
                 cwd: ev.cwd.clone(),
                 timeout: std::time::Duration::try_from_secs_f64(config.sweep.max_eval_seconds)
                     .unwrap_or(std::time::Duration::MAX),

@@ -198,6 +198,21 @@ pub(crate) fn run(args: &Args) -> CliResult {
         }
         super::print_stderr(&note);
     }
+    #[cfg(unix)]
+    if resume {
+        // The run that died may have left evaluators running (what left its process
+        // group, where the guard cannot reach): none of its trials is evaluated again
+        // while one runs. The journal's lock says that run is over.
+        let mark = sweeper_eval::run_mark(&out_dir);
+        match sweeper_eval::end_leftover_evaluators(&mark) {
+            Ok(0) => {}
+            Ok(n) => super::print_stderr(&format!(
+                "sweeper: ended {n} evaluator process{} that the earlier run left running\n",
+                if n == 1 { "" } else { "es" }
+            )),
+            Err(e) => return Err(CliError::io(e.to_string())),
+        }
+    }
     if !resume || args.config.is_some() {
         // a resume under a config with another budget keeps that budget for the next resume
         write_file_atomic(&out_dir.join("config.yaml"), config.to_yaml().as_bytes())

@@ -12,6 +12,7 @@ mod help_examples;
 mod inputs;
 mod journal_trust;
 mod keep;
+mod orphans;
 mod plot;
 mod rescore;
 mod resume;

@@ -469,14 +469,22 @@ fn async_kill_nine_then_resume_reattaches_and_submits_each_trial_once() {
             .unwrap()
             .parse()
             .unwrap();
-        assert_eq!(sweep.started()[trial], [job], "trial {trial}: one job, its own");
+        assert_eq!(
+            sweep.started()[trial],
+            [job],
+            "trial {trial}: one job, its own"
+        );
         if let Some(first) = started.get(trial) {
             assert_eq!(first, &[job], "trial {trial} was submitted again");
         }
     }
     let mut ran: Vec<u64> = sweep.evaluations().iter().map(|(t, _)| *t).collect();
     ran.sort_unstable();
-    assert_eq!(ran, (0..8).collect::<Vec<u64>>(), "each candidate ran exactly once");
+    assert_eq!(
+        ran,
+        (0..8).collect::<Vec<u64>>(),
+        "each candidate ran exactly once"
+    );
 }
 
 #[test]

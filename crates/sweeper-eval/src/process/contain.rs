@@ -277,6 +277,50 @@ pub(super) fn kill_all_contained() {
     }
 }
 
+/// Kills every process (but this one) whose environment holds the entry `entry` exactly,
+/// again and again until none is left alive or `wait` has passed: how many were seen, and
+/// the pids still alive at the end. Zombies are dead already and do not count.
+pub(super) fn end_marked(entry: &[u8], wait: std::time::Duration) -> (usize, Vec<i32>) {
+    #[cfg(target_os = "linux")]
+    {
+        let me = std::process::id().cast_signed();
+        let give_up = Instant::now() + wait;
+        let mut seen: BTreeSet<(i32, u64)> = BTreeSet::new();
+        loop {
+            let mut alive = Vec::new();
+            let Ok(entries) = fs::read_dir("/proc") else {
+                return (seen.len(), alive);
+            };
+            for pid in entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
+                if pid == me {
+                    continue;
+                }
+                let Some(stat) = stat(pid) else { continue };
+                if stat.zombie {
+                    continue;
+                }
+                let known = seen.contains(&(pid, stat.start));
+                if !known && !environment_has(pid, &|e| e == entry) {
+                    continue;
+                }
+                seen.insert((pid, stat.start));
+                alive.push(pid);
+                // The start time was read with this pid a moment ago: it is the same process.
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+            if alive.is_empty() || Instant::now() >= give_up {
+                return (seen.len(), alive);
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (entry, wait);
+        (0, Vec::new())
+    }
+}
+
 /// Whether a cgroup of that name is still under sweeper's own (for the tests).
 #[cfg(all(test, target_os = "linux"))]
 pub(super) fn cgroup_exists(name: &str) -> bool {
