@@ -176,10 +176,7 @@ pub fn evaluator_in(config: &SweepConfig, name: &str, out_dir: &Path) -> Result<
             // every process of the sweep's evaluators carries the sweep's mark, by which
             // `--resume` finds what a killed run left behind
             let mut env = ev.env.clone();
-            env.insert(
-                crate::RUN_MARK_VAR.to_owned(),
-                crate::run_mark(out_dir),
-            );
+            env.insert(crate::RUN_MARK_VAR.to_owned(), crate::run_mark(out_dir));
             let spec = CommandSpec {
                 argv: argv.clone(),
                 persistent: *persistent,

@@ -36,6 +36,12 @@ pub enum SamplerError {
         /// The id.
         trial_id: u64,
     },
+    /// Only a trial closed as infeasible can be reopened.
+    #[error("trial {trial_id} is not closed as infeasible, so it cannot be reopened")]
+    NotInfeasible {
+        /// The id.
+        trial_id: u64,
+    },
     /// A measurement lacks one of the study's metrics.
     #[error("trial {trial_id}: measurement lacks metric `{metric}`")]
     MissingMetric {

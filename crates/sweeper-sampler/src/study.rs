@@ -286,6 +286,21 @@ impl Study {
         Ok(())
     }
 
+    /// Makes a trial closed as infeasible pending again, so that it can be observed anew:
+    /// an evaluation that failed for a reason since fixed is evaluated again (`sweeper run
+    /// --resume DIR --retry-failed`). A trial that is pending or completed is refused.
+    pub fn reopen(&mut self, trial_id: u64) -> Result<(), SamplerError> {
+        let i = usize::try_from(trial_id)
+            .ok()
+            .filter(|&i| i < self.records.len())
+            .ok_or(SamplerError::UnknownTrial { trial_id })?;
+        if !matches!(self.records[i].state, TrialState::Infeasible(_)) {
+            return Err(SamplerError::NotInfeasible { trial_id });
+        }
+        self.records[i].state = TrialState::Pending;
+        Ok(())
+    }
+
     /// Every trial, in id order.
     pub fn trials(&self) -> &[TrialRecord] {
         &self.records

@@ -40,7 +40,14 @@ candidates_per_round, parallel_evals, max_eval_seconds, max_consecutive_failures
 extends or shortens the sweep; any other difference is refused, naming the keys.
 Under sweep.schedule: async a resume replays the journal in the order outcomes
 were recorded, then first evaluates again the trials that were running when the
-sweep was killed.
+sweep was killed. A resume first ends the evaluator processes a killed run left
+running (they carry SWEEPER_RUN in their environment); a trial is never
+evaluated beside its earlier evaluation.
+
+After sweep.max_consecutive_failures stopped a sweep and the evaluator was fixed,
+`sweeper run --resume DIR --retry-failed` evaluates the failed trials again: their
+new outcomes replace the failures, and the journal's retry line makes a later
+resume replay the same sweep.
 
 Exit codes: 0 with a result, 1 when no candidate was feasible, the config is
 invalid or the evaluator failed sweep.max_consecutive_failures times in a row,
@@ -49,6 +56,11 @@ pub(crate) struct Args {
     /// The sweep config (YAML or JSON; `-` reads standard input). Optional with --resume,
     /// which reads the copy kept in the output directory.
     config: Option<PathBuf>,
+    /// With --resume: evaluate again every trial whose last outcome is a failure (after
+    /// the evaluator was fixed); their new outcomes replace the failures. Journaled, so a
+    /// later resume replays the same sweep.
+    #[arg(long)]
+    retry_failed: bool,
     /// Output directory [default: `sweeper-out/CONFIG-STEM/`].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -155,6 +167,11 @@ pub(crate) fn run(args: &Args) -> CliResult {
             ));
         }
     };
+    if args.retry_failed && !resume {
+        return Err(CliError::io(
+            "--retry-failed evaluates again the failed trials of a sweep that has run: give the sweep's directory with --resume DIR",
+        ));
+    }
     let journal_path = out_dir.join("journal.jsonl");
     if resume && !journal_path.is_file() {
         return Err(CliError::io(format!(
@@ -276,13 +293,14 @@ pub(crate) fn run(args: &Args) -> CliResult {
         .provider(&mut planner)
         .journal(&mut journal)
         .observer(&mut observer)
+        .retry_failed(args.retry_failed)
         .run();
     bar.finish_and_clear();
     let result = match outcome {
         Ok(result) => result,
         Err(e @ RunError::TooManyFailures { .. }) => {
             return Err(CliError::invalid(format!(
-                "{e}\nThe journal {} keeps every finished evaluation: fix the evaluator (try one candidate with `sweeper evaluate`), then continue with `sweeper run --resume {}`",
+                "{e}\nThe journal {} keeps every finished evaluation: fix the evaluator (try one candidate with `sweeper evaluate`), then continue with `sweeper run --resume {}` (add --retry-failed to evaluate the failed trials again)",
                 journal_path.display(),
                 out_dir.display()
             )));

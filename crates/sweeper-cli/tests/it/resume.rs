@@ -809,3 +809,84 @@ fn ctrl_c_stops_an_async_sweep_that_resumes_to_its_budget() {
     assert_eq!(ids, (0..10).collect::<BTreeSet<u64>>());
     assert_eq!(outcomes(&journal).len(), 10);
 }
+
+#[test]
+fn retry_failed_evaluates_the_failed_trials_again_once_and_a_resume_replays_it() {
+    for sweep in [
+        "max_rounds: 3, candidates_per_round: 4, parallel_evals: 2, seed: 11, algorithm: random, max_consecutive_failures: 3",
+        "schedule: async, max_trials: 10, parallel_evals: 2, seed: 11, algorithm: random, max_consecutive_failures: 3",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = write_config(dir.path(), "c.yaml", sweep, 0.0);
+        std::fs::write(dir.path().join("broken"), "").unwrap();
+        let out = sweeper(
+            &["run", cfg.to_str().unwrap(), "--out", "o", "--no-progress"],
+            dir.path(),
+        );
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{sweep}: {stderr}");
+        assert!(stderr.contains("--retry-failed"), "{stderr}");
+        let failed: BTreeSet<u64> = outcomes(&dir.path().join("o/journal.jsonl"))
+            .into_iter()
+            .filter(|(_, status)| status == "failed")
+            .map(|(t, _)| t)
+            .collect();
+        assert!(failed.len() >= 3, "{sweep}: {failed:?}");
+        // fixed: without --resume the option is a usage error
+        std::fs::remove_file(dir.path().join("broken")).unwrap();
+        let alone = sweeper(
+            &["run", cfg.to_str().unwrap(), "--retry-failed", "--out", "p"],
+            dir.path(),
+        );
+        assert_eq!(alone.status.code(), Some(2), "{}", text(&alone.stderr));
+        let seen = invocations(dir.path()).len();
+        let out = sweeper(
+            &[
+                "run",
+                "--resume",
+                "o",
+                "--retry-failed",
+                "--no-progress",
+                "-q",
+            ],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{sweep}: {}", text(&out.stderr));
+        let again = &invocations(dir.path())[seen..];
+        for id in &failed {
+            assert_eq!(
+                again.iter().filter(|a| *a == id).count(),
+                1,
+                "{sweep}: trial {id} evaluated again once: {again:?}"
+            );
+        }
+        let result = result_json(&dir.path().join("o"));
+        let trials = result["trials"].as_array().unwrap();
+        assert!(
+            trials.iter().all(|t| t["status"] != "failed"),
+            "{sweep}: {trials:?}"
+        );
+        for id in &failed {
+            assert_eq!(
+                trials.iter().filter(|t| t["trial"] == *id).count(),
+                1,
+                "{sweep}: trial {id}"
+            );
+        }
+        // a later resume replays the retry: nothing evaluated, the same result
+        let seen = invocations(dir.path()).len();
+        let replayed = sweeper(&["run", "--resume", "o", "--no-progress", "-q"], dir.path());
+        assert_eq!(
+            replayed.status.code(),
+            Some(0),
+            "{}",
+            text(&replayed.stderr)
+        );
+        assert_eq!(invocations(dir.path()).len(), seen, "{sweep}");
+        assert_eq!(
+            result_json(&dir.path().join("o"))["trials"],
+            result["trials"],
+            "{sweep}"
+        );
+    }
+}

@@ -154,7 +154,19 @@ impl Engine<'_, '_> {
                         open.insert(trial.id, p);
                     }
                 }
-                Event::Outcome { trial, line } => {
+                Event::Retry { index } => {
+                    let trials = replay.retries[index].trials.clone();
+                    for trial in trials {
+                        closed.remove(&trial);
+                        let p = self.reopen(proposer, trial)?;
+                        open.insert(trial, p);
+                    }
+                }
+                Event::Outcome {
+                    trial,
+                    line,
+                    attempt,
+                } => {
                     let journal_error = |detail: String| RunError::Journal {
                         path: self
                             .journal
@@ -173,7 +185,7 @@ impl Engine<'_, '_> {
                     };
                     let source = match (
                         &p.early,
-                        replay.trials.get(&trial).and_then(replayed_source),
+                        replay.attempt(trial, attempt).and_then(replayed_source),
                     ) {
                         (Some((status, reason)), _) => Source::Early(*status, reason.clone()),
                         (None, Some(source)) => source,
@@ -191,6 +203,12 @@ impl Engine<'_, '_> {
         // suggested and never finished: pending in the proposer as in the run that died
         for (_, p) in open {
             self.admit(proposer, slots, p)?;
+        }
+        // --retry-failed: the failed trials are evaluated again, after those
+        if let Some(retried) = self.retry_due(proposer, replay.batches.len())? {
+            for p in retried {
+                self.admit(proposer, slots, p)?;
+            }
         }
         Ok(())
     }
@@ -321,7 +339,9 @@ impl Engine<'_, '_> {
                     continue;
                 };
                 // the handle an earlier run journaled for a trial it did not finish
-                let resumed = self.recorded(p.trial).and_then(|r| r.handle.clone());
+                let resumed = self
+                    .replayed_outcome(p.trial)
+                    .and_then(|r| r.handle.clone());
                 jobs.send((p.trial, request, resumed)).map_err(|_| {
                     RunError::Setup("internal: the evaluation workers ended early".into())
                 })?;
@@ -405,9 +425,11 @@ impl Engine<'_, '_> {
         journaled: Journaled,
     ) -> Result<(), RunError> {
         let trial = p.trial;
+        let kept = p.clone();
         let verdict =
             self.ledger
                 .record(Entry::new(trial, p.parameters, p.declared_gpus, source))?;
+        self.note_outcome(verdict.status, kept);
         if journaled == Journaled::Now {
             self.log(&Line::Outcome {
                 trial,
@@ -800,6 +822,105 @@ sweep: {schedule: async, parallel_evals: 3, max_trials: 14, seed: 5}";
             journal.matches("cache_hit").count() as u64,
             result.tallies.cache_hits
         );
+    }
+
+    fn run_retrying(
+        config: &SweepConfig,
+        journal: &Path,
+        evaluator: &Sleepy,
+        study: &mut Study,
+    ) -> Result<RunResult, RunError> {
+        let mut j = FileJournal::open(journal, config)?;
+        Sweeper::builder(config)
+            .evaluator(evaluator)
+            .proposer(study)
+            .journal(&mut j)
+            .retry_failed(true)
+            .run()
+    }
+
+    fn retry_lines(journal: &Path) -> Vec<Vec<u64>> {
+        std::fs::read_to_string(journal)
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["kind"] == "retry")
+            .map(|v| serde_json::from_value(v["trials"].clone()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn retry_failed_evaluates_the_failed_trials_again_and_replays_to_the_same_state() {
+        for sweep in [
+            "{schedule: async, parallel_evals: 2, max_trials: 9, seed: 4, max_consecutive_failures: 3, algorithm: random}",
+            "{parallel_evals: 2, max_rounds: 3, candidates_per_round: 3, seed: 4, max_consecutive_failures: 3, algorithm: random}",
+        ] {
+            let config = config(sweep);
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("journal.jsonl");
+            let broken = Sleepy {
+                fail: true,
+                ..Sleepy::default()
+            };
+            let err = run(&config, &path, &broken, &mut study(&config)).unwrap_err();
+            assert!(
+                matches!(err, RunError::TooManyFailures { .. }),
+                "{sweep}: {err}"
+            );
+            let mut failed = broken.calls();
+            failed.sort_unstable();
+            // fixed, and the failures evaluated again: each once, none failed any more
+            let fixed = Sleepy::default();
+            let mut retried_study = study(&config);
+            let retried = run_retrying(&config, &path, &fixed, &mut retried_study).unwrap();
+            assert_eq!(
+                retried.tallies.failed,
+                0,
+                "{sweep}: {:?} {:?} failed first: {failed:?}",
+                retried.tallies,
+                retried
+                    .trials
+                    .iter()
+                    .filter(|t| t.status == Status::Failed)
+                    .collect::<Vec<_>>()
+            );
+            for id in &failed {
+                assert_eq!(
+                    fixed.calls().iter().filter(|c| *c == id).count(),
+                    1,
+                    "{sweep}: trial {id}: {:?}",
+                    fixed.calls()
+                );
+                let t = retried.trials.iter().find(|t| t.trial == *id).unwrap();
+                assert_ne!(t.status, Status::Failed, "{sweep}: {t:?}");
+            }
+            assert_eq!(retry_lines(&path), [failed.clone()], "{sweep}");
+            let ids: HashSet<u64> = retried.trials.iter().map(|t| t.trial).collect();
+            assert_eq!(ids.len(), retried.trials.len(), "{sweep}: a trial twice");
+            if sweep.contains("async") {
+                assert_eq!(retried.trials.len(), 9, "{sweep}: the budget");
+            }
+            // a resume replays the failures and the retry where they were: the same state,
+            // nothing evaluated, nothing written (a second --retry-failed has no failure left)
+            let before = std::fs::read(&path).unwrap();
+            for retry in [false, true] {
+                let again = Sleepy::default();
+                let mut replayed_study = study(&config);
+                let replayed = if retry {
+                    run_retrying(&config, &path, &again, &mut replayed_study)
+                } else {
+                    run(&config, &path, &again, &mut replayed_study)
+                }
+                .unwrap();
+                assert!(again.calls().is_empty(), "{sweep}: {:?}", again.calls());
+                assert_eq!(std::fs::read(&path).unwrap(), before, "{sweep}");
+                assert_eq!(replayed_study.to_json(), retried_study.to_json(), "{sweep}");
+                assert_eq!(replayed.trials, retried.trials, "{sweep}");
+                assert_eq!(replayed.candidates, retried.candidates, "{sweep}");
+            }
+            let read = result_from_journal(&config, &path).unwrap();
+            assert_eq!(read.tallies.failed, 0, "{sweep}");
+        }
     }
 
     #[test]

@@ -10,6 +10,10 @@
 //!   outside sweeper as this handle (a batch job); `--resume` gives the handle back to the
 //!   evaluator, which re-attaches instead of starting the trial again
 //! - `{"kind":"outcome","trial":ID,"status":"feasible"|...,"reason":..,"report":{..}}`
+//! - `{"kind":"retry","trials":[ID,...]}`: written by `--resume --retry-failed`: these
+//!   trials, whose last outcome was a failure, are evaluated again; a later outcome line of
+//!   one of them is its new outcome. A resume replays the failure where it was recorded and
+//!   the retry where this line is, so the proposer reaches the same state
 //!
 //! Under `sweep.schedule: async` (the header's config says so) the lines are also the
 //! order of the calls: the suggestion lines of a call are written before anything else
@@ -103,6 +107,8 @@ pub(crate) enum Line {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         report: Option<RawReport>,
     },
+    /// These failed trials are evaluated again (`--retry-failed`), from here on.
+    Retry { trials: Vec<u64> },
 }
 
 /// A recorded trial, reused on resume instead of evaluating again.
@@ -133,8 +139,22 @@ impl Recorded {
 pub(crate) enum Event {
     /// The first suggestion line of a call of the proposer that asked for `count` trials.
     Batch { count: usize },
-    /// An outcome line (`line` is 1-based).
-    Outcome { trial: u64, line: usize },
+    /// An outcome line (`line` is 1-based); `attempt` counts the retries of the trial
+    /// before it (0: its first outcome).
+    Outcome {
+        trial: u64,
+        line: usize,
+        attempt: usize,
+    },
+    /// A retry line: `Replay::retries[index]`.
+    Retry { index: usize },
+}
+
+/// A retry line: the trials it names, and how many calls of the proposer came before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Retry {
+    pub(crate) after_batches: usize,
+    pub(crate) trials: Vec<u64>,
 }
 
 /// What a journal holds: every trial, the order of suggestions and the size of each call.
@@ -154,9 +174,26 @@ pub(crate) struct Replay {
     pub(crate) events: Vec<Event>,
     /// Whether the header says `schedule: async`.
     pub(crate) asynchronous: bool,
+    /// The retry lines, in line order.
+    pub(crate) retries: Vec<Retry>,
+    /// Per retried trial, the outcomes a retry superseded, oldest first (`trials` holds the
+    /// latest).
+    pub(crate) superseded: HashMap<u64, Vec<Recorded>>,
 }
 
 impl Replay {
+    /// What the journal recorded for a trial's `attempt`-th evaluation (0: the first; one
+    /// more per retry).
+    pub(crate) fn attempt(&self, trial: u64, attempt: usize) -> Option<&Recorded> {
+        let earlier = self.superseded.get(&trial).map_or(&[][..], Vec::as_slice);
+        match attempt.cmp(&earlier.len()) {
+            std::cmp::Ordering::Less => earlier.get(attempt),
+            std::cmp::Ordering::Equal => self.trials.get(&trial),
+            // a retry this journal does not hold yet: nothing recorded
+            std::cmp::Ordering::Greater => None,
+        }
+    }
+
     /// Trials with an outcome.
     pub(crate) fn finished(&self) -> usize {
         self.trials
@@ -633,6 +670,40 @@ fn parse(
                 replay.events.push(Event::Outcome {
                     trial,
                     line: number + 1,
+                    attempt: replay.superseded.get(&trial).map_or(0, Vec::len),
+                });
+            }
+            Line::Retry { trials } => {
+                for &trial in &trials {
+                    let Some(entry) = replay
+                        .trials
+                        .get_mut(&trial)
+                        .filter(|r| r.status == Status::Failed)
+                    else {
+                        return Err(bad(
+                            number,
+                            format!(
+                                "a retry of trial {trial}, whose last outcome is not a failure"
+                            ),
+                        ));
+                    };
+                    let earlier = std::mem::replace(
+                        entry,
+                        Recorded {
+                            parameters: entry.parameters.clone(),
+                            ..Recorded::pending()
+                        },
+                    );
+                    replay.superseded.entry(trial).or_default().push(earlier);
+                    // its next outcome is the retry's, not a second one
+                    finished.remove(&trial);
+                }
+                replay.events.push(Event::Retry {
+                    index: replay.retries.len(),
+                });
+                replay.retries.push(Retry {
+                    after_batches: replay.batches.len(),
+                    trials,
                 });
             }
         }
@@ -996,6 +1067,60 @@ mod tests {
         std::fs::write(&path, format!("{whole}garbage\n")).unwrap();
         let err = FileJournal::open(&path, &config("")).unwrap_err();
         assert!(err.to_string().contains("line 4"), "{err}");
+    }
+
+    #[test]
+    fn a_retry_keeps_each_attempt_and_is_refused_for_a_trial_that_did_not_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let mut j = FileJournal::create(&path, &config("")).unwrap();
+        let outcome = |trial, status| Line::Outcome {
+            trial,
+            status,
+            reason: Some("x".into()),
+            report: None,
+        };
+        j.append(&outcome(0, Status::Failed)).unwrap();
+        j.append(&outcome(1, Status::Infeasible)).unwrap();
+        j.append(&Line::Retry { trials: vec![0] }).unwrap();
+        drop(j);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(r#"{"kind":"retry","trials":[0]}"#), "{text}");
+        let j = FileJournal::open(&path, &config("")).unwrap();
+        let replay = j.replay().clone();
+        drop(j);
+        // the failure is the first attempt; the retry, not finished, is pending
+        assert_eq!(replay.attempt(0, 0).unwrap().status, Status::Failed);
+        assert_eq!(replay.attempt(0, 1).unwrap().status, Status::Pending);
+        assert_eq!(replay.attempt(0, 2), None);
+        assert_eq!(replay.retries[0].trials, [0]);
+        let mut j = FileJournal::open(&path, &config("")).unwrap();
+        j.append(&outcome(0, Status::Infeasible)).unwrap();
+        drop(j);
+        let replay = FileJournal::open(&path, &config(""))
+            .unwrap()
+            .replay()
+            .clone();
+        assert_eq!(replay.attempt(0, 0).unwrap().status, Status::Failed);
+        assert_eq!(replay.attempt(0, 1).unwrap().status, Status::Infeasible);
+        assert!(matches!(
+            replay.events.last(),
+            Some(Event::Outcome {
+                trial: 0,
+                attempt: 1,
+                ..
+            })
+        ));
+        // a retry of a trial whose last outcome is not a failure is refused
+        let mut j = FileJournal::open(&path, &config("")).unwrap();
+        j.append(&Line::Retry { trials: vec![1] }).unwrap();
+        drop(j);
+        let err = FileJournal::open(&path, &config("")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("a retry of trial 1, whose last outcome is not a failure"),
+            "{err}"
+        );
     }
 
     #[test]

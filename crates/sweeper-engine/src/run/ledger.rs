@@ -226,6 +226,31 @@ impl Ledger {
         })
     }
 
+    /// Takes back the failed outcome of `trial` (whose configuration has the cache key
+    /// `key`), so that its evaluation again is recorded in its place (`--retry-failed`).
+    /// Nothing happens when its last record is not a failure.
+    pub(crate) fn forget_failed(&mut self, trial: u64, key: &str) {
+        let Some(at) = self
+            .trials
+            .iter()
+            .rposition(|r| r.trial == trial && r.status == Status::Failed)
+        else {
+            return;
+        };
+        let record = self.trials.remove(at);
+        self.tallies.failed = self.tallies.failed.saturating_sub(1);
+        if let Some(reason) = &record.reason {
+            let group = reason_group(reason);
+            if let Some(n) = self.reasons.get_mut(&group) {
+                *n -= 1;
+                if *n == 0 {
+                    self.reasons.remove(&group);
+                }
+            }
+        }
+        self.cache.remove(key);
+    }
+
     /// Counts of every outcome so far.
     pub fn tallies(&self) -> Tallies {
         self.tallies

@@ -408,6 +408,14 @@ pub trait Proposer {
     fn observe(&mut self, trial: u64, measurement: &BTreeMap<String, f64>) -> Result<(), RunError>;
     /// A trial could not be evaluated, was over budget, or failed.
     fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError>;
+    /// A trial closed with [`observe_infeasible`](Self::observe_infeasible) because its
+    /// evaluation failed is evaluated again (`--retry-failed`): it is pending once more and
+    /// will be observed anew. By default a proposer cannot do that.
+    fn reopen(&mut self, trial: u64) -> Result<(), RunError> {
+        Err(RunError::Setup(format!(
+            "this proposer cannot evaluate trial {trial} again: --retry-failed needs a proposer that implements `reopen` (the built-in study does)"
+        )))
+    }
 }
 
 /// A proposer lent to a sweep: the caller keeps it (a study to save, to inspect or to run
@@ -421,6 +429,9 @@ impl<P: Proposer + ?Sized> Proposer for &mut P {
     }
     fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
         (**self).observe_infeasible(trial, reason)
+    }
+    fn reopen(&mut self, trial: u64) -> Result<(), RunError> {
+        (**self).reopen(trial)
     }
 }
 
@@ -450,6 +461,9 @@ impl Proposer for Study {
     }
     fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
         Ok(Study::observe_infeasible(self, trial, reason)?)
+    }
+    fn reopen(&mut self, trial: u64) -> Result<(), RunError> {
+        Ok(Study::reopen(self, trial)?)
     }
 }
 
@@ -536,6 +550,7 @@ impl Sweeper {
             provider: None,
             observer: None,
             cancel: None,
+            retry_failed: false,
         }
     }
 }
@@ -549,6 +564,7 @@ pub struct SweeperBuilder<'a> {
     provider: Option<&'a mut dyn Provider>,
     observer: Option<&'a mut dyn RunObserver>,
     cancel: Option<&'a AtomicBool>,
+    retry_failed: bool,
 }
 
 impl<'a> SweeperBuilder<'a> {
@@ -671,6 +687,17 @@ impl<'a> SweeperBuilder<'a> {
         self
     }
 
+    /// Evaluates again, once every call the journal recorded is replayed, each trial whose
+    /// last outcome is a failure (`sweeper run --resume DIR --retry-failed`, after the
+    /// evaluator was fixed): a `retry` line in the journal names them, the proposer
+    /// reopens them ([`Proposer::reopen`]) and observes their new outcomes, which replace
+    /// the failures in the result. A later resume replays the retry where its line is.
+    #[must_use]
+    pub fn retry_failed(mut self, retry: bool) -> Self {
+        self.retry_failed = retry;
+        self
+    }
+
     /// Runs the sweep to its end and returns its result. Writes nothing but the journal.
     pub fn run(self) -> Result<RunResult, RunError> {
         let SweeperBuilder {
@@ -681,6 +708,7 @@ impl<'a> SweeperBuilder<'a> {
             mut provider,
             observer,
             cancel,
+            retry_failed,
         } = self;
         let evaluator = evaluator.ok_or_else(|| {
             RunError::Setup(
@@ -710,6 +738,10 @@ impl<'a> SweeperBuilder<'a> {
             observer: observer.unwrap_or(&mut quiet),
             failures_in_row: Vec::new(),
             cancel,
+            retry_failed,
+            next_retry: 0,
+            attempts: HashMap::new(),
+            failed: BTreeMap::new(),
         };
         match config.sweep.schedule {
             Schedule::Rounds => engine.rounds(proposer.as_mut())?,
@@ -732,9 +764,19 @@ struct Engine<'a, 'o> {
     failures_in_row: Vec<String>,
     /// Set when the sweep is to stop ([`SweeperBuilder::cancel`]).
     cancel: Option<&'a AtomicBool>,
+    /// `--retry-failed` is still to be done ([`SweeperBuilder::retry_failed`]).
+    retry_failed: bool,
+    /// The journal's next retry line to replay (an index of `replay.retries`).
+    next_retry: usize,
+    /// Per trial, the retries of it so far.
+    attempts: HashMap<u64, usize>,
+    /// The trials whose last outcome is a failure, prepared as they were: what a retry
+    /// evaluates again.
+    failed: BTreeMap<u64, Prepared>,
 }
 
 /// A trial of the current batch, prepared for evaluation.
+#[derive(Clone)]
 struct Prepared {
     trial: u64,
     parameters: Map<String, Value>,
@@ -769,6 +811,147 @@ impl Engine<'_, '_> {
         };
         let ids: Vec<u64> = batch.iter().map(|t| t.id).collect();
         journal::check_call(journal.path(), self.replay, call, &ids)
+    }
+
+    /// What the journal recorded for the trial's current evaluation (its first, or the
+    /// one after its latest retry).
+    fn replayed_outcome(&self, trial: u64) -> Option<&journal::Recorded> {
+        self.replay
+            .attempt(trial, self.attempts.get(&trial).copied().unwrap_or(0))
+    }
+
+    /// Keeps a trial whose outcome is a failure for a retry; forgets one that has another.
+    fn note_outcome(&mut self, status: Status, p: Prepared) {
+        if status == Status::Failed {
+            self.failed.insert(p.trial, p);
+        } else {
+            self.failed.remove(&p.trial);
+        }
+    }
+
+    /// The retries due before call `batch_no` of the proposer: the next retry line of the
+    /// journal if it was written there, else (once every recorded call and retry is
+    /// replayed) the one `--retry-failed` asks for, journaled now. Each trial comes back
+    /// reopened in the proposer, its failure taken back from the ledger.
+    fn retry_due(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        batch_no: usize,
+    ) -> Result<Option<Vec<Prepared>>, RunError> {
+        let trials = match self.replay.retries.get(self.next_retry) {
+            Some(retry) if retry.after_batches == batch_no => {
+                self.next_retry += 1;
+                retry.trials.clone()
+            }
+            Some(_) => return Ok(None),
+            None if self.retry_failed && batch_no >= self.replay.batches.len() => {
+                self.retry_failed = false;
+                let trials: Vec<u64> = self.failed.keys().copied().collect();
+                if trials.is_empty() {
+                    return Ok(None);
+                }
+                self.log(&journal::Line::Retry {
+                    trials: trials.clone(),
+                })?;
+                trials
+            }
+            None => return Ok(None),
+        };
+        let mut prepared = Vec::with_capacity(trials.len());
+        for trial in trials {
+            prepared.push(self.reopen(proposer, trial)?);
+        }
+        Ok(Some(prepared))
+    }
+
+    /// Makes a failed trial pending again: out of the ledger, reopened in the proposer.
+    fn reopen(&mut self, proposer: &mut dyn Proposer, trial: u64) -> Result<Prepared, RunError> {
+        let p = self
+            .failed
+            .remove(&trial)
+            .ok_or_else(|| RunError::Journal {
+                path: self
+                    .journal
+                    .as_deref()
+                    .map(|j| j.path().to_owned())
+                    .unwrap_or_default(),
+                line: None,
+                detail: format!("a retry of trial {trial}, which has no failed outcome to retry"),
+            })?;
+        self.ledger.forget_failed(trial, &p.key);
+        proposer.reopen(trial)?;
+        *self.attempts.entry(trial).or_insert(0) += 1;
+        Ok(p)
+    }
+
+    /// Runs the retries due before call `batch_no` (rounds): each retried trial is
+    /// evaluated again (or its new outcome replayed), recorded and observed in trial
+    /// order, outside the rounds' counts.
+    fn retry_rounds(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        batch_no: usize,
+        threads: usize,
+    ) -> Result<(), RunError> {
+        while let Some(prepared) = self.retry_due(proposer, batch_no)? {
+            let mut outcomes: HashMap<usize, Source> = HashMap::new();
+            let mut to_run: Vec<(usize, EvalRequest)> = Vec::new();
+            for (i, p) in prepared.iter().enumerate() {
+                if let Some(req) = &p.request {
+                    match self.replayed_outcome(p.trial).and_then(replayed_source) {
+                        Some(source) => {
+                            outcomes.insert(i, source);
+                        }
+                        None => to_run.push((i, req.clone())),
+                    }
+                }
+            }
+            let stopped = self.evaluate(&prepared, &to_run, threads, &mut outcomes)?;
+            if self.cancelled() {
+                return Err(RunError::Interrupted);
+            }
+            if stopped {
+                return Err(self.too_many_failures());
+            }
+            for (i, p) in prepared.into_iter().enumerate() {
+                let replayed = self
+                    .replayed_outcome(p.trial)
+                    .is_some_and(|r| r.status != Status::Pending);
+                let source = match (&p.early, outcomes.remove(&i)) {
+                    (Some((status, reason)), _) => Source::Early(*status, reason.clone()),
+                    (None, Some(source)) => source,
+                    (None, None) => Source::Early(
+                        Status::Failed,
+                        "internal: a retried trial without an outcome".into(),
+                    ),
+                };
+                let kept = p.clone();
+                let verdict = self.ledger.record(Entry::new(
+                    p.trial,
+                    p.parameters,
+                    p.declared_gpus,
+                    source,
+                ))?;
+                if p.request.is_none() && !replayed {
+                    self.log(&journal::Line::Outcome {
+                        trial: p.trial,
+                        status: verdict.status,
+                        reason: verdict.reason.clone(),
+                        report: None,
+                    })?;
+                }
+                match &verdict.measurement {
+                    Some(m) => proposer.observe(p.trial, m)?,
+                    None => proposer.observe_infeasible(
+                        p.trial,
+                        verdict.reason.as_deref().unwrap_or("infeasible"),
+                    )?,
+                }
+                self.note_outcome(verdict.status, kept);
+                self.report_progress(replayed);
+            }
+        }
+        Ok(())
     }
 
     /// The error of a sweep stopped by `max_consecutive_failures`: the failures in a row
@@ -816,6 +999,7 @@ impl Engine<'_, '_> {
             let mut successes: u64 = 0;
             let mut attempts: u64 = 0;
             while successes < per_round && attempts < 11 * per_round {
+                self.retry_rounds(proposer, batch_no, threads)?;
                 let live = (per_round - successes)
                     .min(11 * per_round - attempts)
                     .min(max_trials.saturating_sub(suggested));
@@ -872,7 +1056,7 @@ impl Engine<'_, '_> {
                 let mut to_run: Vec<(usize, EvalRequest)> = Vec::new();
                 for (i, p) in prepared.iter().enumerate() {
                     if let Some(req) = &p.request {
-                        match self.recorded(p.trial).and_then(replayed_source) {
+                        match self.replayed_outcome(p.trial).and_then(replayed_source) {
                             Some(source) => {
                                 outcomes.insert(i, source);
                             }
@@ -891,8 +1075,9 @@ impl Engine<'_, '_> {
                 // Score and observe in trial order.
                 for (i, p) in prepared.into_iter().enumerate() {
                     let replayed = self
-                        .recorded(p.trial)
+                        .replayed_outcome(p.trial)
                         .is_some_and(|r| r.status != Status::Pending);
+                    let kept = p.clone();
                     let source = if let Some((status, reason)) = p.early {
                         Source::Early(status, reason)
                     } else if let Some(source) = outcomes.remove(&i) {
@@ -925,6 +1110,7 @@ impl Engine<'_, '_> {
                     if verdict.status == Status::Feasible {
                         successes += 1;
                     }
+                    self.note_outcome(verdict.status, kept);
                     self.report_progress(replayed);
                 }
                 if exhausted {
@@ -935,7 +1121,8 @@ impl Engine<'_, '_> {
                 break;
             }
         }
-        Ok(())
+        // a retry written after the last call of the proposer (or asked for now)
+        self.retry_rounds(proposer, batch_no, threads)
     }
 
     /// Runs `to_run` and journals each outcome as it arrives; returns whether the sweep
@@ -955,7 +1142,7 @@ impl Engine<'_, '_> {
         let resumed: Vec<Option<String>> = to_run
             .iter()
             .map(|(i, _)| {
-                self.recorded(prepared[*i].trial)
+                self.replayed_outcome(prepared[*i].trial)
                     .and_then(|r| r.handle.clone())
             })
             .collect();
@@ -1229,7 +1416,7 @@ fn replay_into_ledger(
             .iter()
             .filter_map(|e| match e {
                 journal::Event::Outcome { trial, .. } => Some(*trial),
-                journal::Event::Batch { .. } => None,
+                journal::Event::Batch { .. } | journal::Event::Retry { .. } => None,
             })
             .filter(|t| seen.insert(*t))
             .collect()

@@ -483,6 +483,29 @@ fn the_grid_hands_out_a_large_grid_in_one_call() {
     assert_eq!(trials.len(), 1200);
     let distinct: BTreeSet<String> = trials.iter().map(|t| format!("{:?}", t.params)).collect();
     assert_eq!(distinct.len(), 1200);
+
+#[test]
+fn an_infeasible_trial_reopens_to_pending_and_is_observed_anew() {
+    let mut s = study(unit_space(2), two_metrics(), Algorithm::Random, 3);
+    let trials = s.suggest(3).unwrap();
+    s.observe_infeasible(trials[0].id, "evaluator broken")
+        .unwrap();
+    s.observe(trials[1].id, &evaluate(&trials[1])).unwrap();
+    s.reopen(trials[0].id).unwrap();
+    assert_eq!(s.trials()[0].state, TrialState::Pending);
+    s.observe(trials[0].id, &evaluate(&trials[0])).unwrap();
+    assert!(matches!(s.trials()[0].state, TrialState::Completed(_)));
+    // only a trial closed as infeasible reopens
+    for id in [trials[0].id, trials[1].id, trials[2].id] {
+        assert!(
+            matches!(s.reopen(id), Err(SamplerError::NotInfeasible { trial_id }) if trial_id == id),
+            "{id}"
+        );
+    }
+    assert!(matches!(
+        s.reopen(99),
+        Err(SamplerError::UnknownTrial { trial_id: 99 })
+    ));
 }
 
 /// A parameter of 10^5 choices or values is checked in linear time (issue 30, item 4: the
