@@ -44,6 +44,11 @@
 //!   they finish) stop the sweep with [`RunError::TooManyFailures`]; evaluations already
 //!   running finish and are journaled, no new one starts. Failures replayed from a journal
 //!   do not count, so `--resume` after a fix goes on.
+//! - With [`SweeperBuilder::retry_failed`] the trials whose last outcome is a failure are
+//!   evaluated again once every recorded call of the proposer is replayed (under rounds,
+//!   before the next call; under async, after the trials left running), outside the
+//!   rounds' counts and the async budget; a `retry` journal line marks the place, where a
+//!   resume replays it.
 //! - A report holding NaN is a failed evaluation: NaN never reaches the journal.
 //! - A sweep given a stop flag ([`SweeperBuilder::cancel`], set by a Ctrl-C handler, say)
 //!   starts nothing new once it is set, lets the running evaluations finish and journals
