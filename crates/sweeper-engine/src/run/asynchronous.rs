@@ -155,6 +155,7 @@ impl Engine<'_, '_> {
                     }
                 }
                 Event::Retry { index } => {
+                    self.next_retry = index + 1;
                     let trials = replay.retries[index].trials.clone();
                     for trial in trials {
                         closed.remove(&trial);

@@ -486,7 +486,7 @@ fn the_grid_hands_out_a_large_grid_in_one_call() {
 
 #[test]
 fn an_infeasible_trial_reopens_to_pending_and_is_observed_anew() {
-    let mut s = study(unit_space(2), two_metrics(), Algorithm::Random, 3);
+    let mut s = study(mixed_space(), two_metrics(), Algorithm::Random, 3);
     let trials = s.suggest(3).unwrap();
     s.observe_infeasible(trials[0].id, "evaluator broken")
         .unwrap();
