@@ -848,7 +848,6 @@ impl Engine<'_, '_> {
                 self.next_retry += 1;
                 retry.trials.clone()
             }
-            Some(_) => return Ok(None),
             None if self.retry_failed && batch_no >= self.replay.batches.len() => {
                 self.retry_failed = false;
                 let trials: Vec<u64> = self.failed.keys().copied().collect();
@@ -860,7 +859,8 @@ impl Engine<'_, '_> {
                 })?;
                 trials
             }
-            None => return Ok(None),
+            // a journaled retry due later, or none asked for
+            _ => return Ok(None),
         };
         let mut prepared = Vec::with_capacity(trials.len());
         for trial in trials {
