@@ -406,7 +406,7 @@ pub fn kill_running_evaluators() -> usize {
 }
 
 /// The environment variable that marks every process of a sweep's evaluators (set by
-/// [`crate::run::evaluator_in`] to [`run_mark`] of the sweep's output directory), so that
+/// [`crate::evaluator_in`] to [`run_mark`] of the sweep's output directory), so that
 /// `sweeper run --resume` finds what a killed run left behind.
 pub const RUN_MARK_VAR: &str = "SWEEPER_RUN";
 
