@@ -1080,6 +1080,15 @@ mod tests {
             reason: Some("x".into()),
             report: None,
         };
+        for trial in 0..2 {
+            j.append(&Line::Suggest {
+                trial,
+                batch: Some(0),
+                count: Some(2),
+                parameters: Map::new(),
+            })
+            .unwrap();
+        }
         j.append(&outcome(0, Status::Failed)).unwrap();
         j.append(&outcome(1, Status::Infeasible)).unwrap();
         j.append(&Line::Retry { trials: vec![0] }).unwrap();
