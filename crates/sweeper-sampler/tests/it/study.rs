@@ -483,6 +483,7 @@ fn the_grid_hands_out_a_large_grid_in_one_call() {
     assert_eq!(trials.len(), 1200);
     let distinct: BTreeSet<String> = trials.iter().map(|t| format!("{:?}", t.params)).collect();
     assert_eq!(distinct.len(), 1200);
+}
 
 #[test]
 fn an_infeasible_trial_reopens_to_pending_and_is_observed_anew() {
