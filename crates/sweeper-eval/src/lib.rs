@@ -45,6 +45,8 @@ mod process;
 mod setup;
 #[cfg(unix)]
 mod slurm;
+#[cfg(unix)]
+mod spec;
 
 // The engine's side of an evaluation, and its one escaper, under the names the modules here
 // use for them.
@@ -55,13 +57,13 @@ use sweeper_engine::evaluator::{EvalOutcome, Evaluator};
 use sweeper_engine::{report, text};
 
 #[cfg(unix)]
-pub use command::{
-    CommandEvaluator, CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, EvaluatorError,
-};
+pub use command::CommandEvaluator;
 #[cfg(unix)]
-pub use process::{RUN_MARK_VAR, end_leftover_evaluators, kill_running_evaluators, run_mark};
+pub use process::{end_leftover_evaluators, kill_running_evaluators, run_mark};
 pub use setup::{Setup, check_runnable, evaluator_for, evaluator_in, program_path};
 #[cfg(unix)]
 pub use slurm::{
     SlurmEvaluator, SlurmSpec, SlurmStats, cancel_slurm_jobs, resume_slurm_submissions,
 };
+#[cfg(unix)]
+pub use spec::{CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, EvaluatorError, RUN_MARK_VAR};

@@ -12,12 +12,12 @@
 //! id is what JSON-RPC does.
 
 use super::EvalOutcome;
-use super::command::{
+use super::process::{self, Event, MAX_STDOUT_BYTES, Proc, StdoutMode};
+use super::report::{LineAnswer, Malformed, parse_line_answer};
+use super::spec::{
     CommandSpec, EXIT_INFEASIBLE, EXIT_UNSUPPORTED, answer_outcome, deadline_after, start_failure,
     timeout_reason, with_tail,
 };
-use super::process::{self, Event, MAX_STDOUT_BYTES, Proc, StdoutMode};
-use super::report::{LineAnswer, Malformed, parse_line_answer};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};

@@ -22,7 +22,7 @@ mod sys;
 pub(crate) use contain::Containment;
 use contain::Jail;
 
-use super::command::{CommandSpec, EvaluatorError};
+use super::spec::{CommandSpec, EvaluatorError, RUN_MARK_VAR};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{Signal, killpg};
@@ -404,11 +404,6 @@ pub fn kill_running_evaluators() -> usize {
     contain::kill_all_contained();
     signalled
 }
-
-/// The environment variable that marks every process of a sweep's evaluators (set by
-/// [`crate::evaluator_in`] to [`run_mark`] of the sweep's output directory), so that
-/// `sweeper run --resume` finds what a killed run left behind.
-pub const RUN_MARK_VAR: &str = "SWEEPER_RUN";
 
 /// The mark of the sweep whose output directory is `out_dir`: 16 hex digits of a hash of
 /// its canonical path (of the deepest existing ancestor, when it does not exist yet, with

@@ -12,7 +12,7 @@
 //! pipe's write end is close-on-exec, so no evaluator holds it open.
 //!
 //! What left its process group (`setsid`) is out of the guard's reach; it carries the
-//! sweep's mark ([`super::RUN_MARK_VAR`]) in its environment, by which `sweeper run
+//! sweep's mark ([`crate::RUN_MARK_VAR`]) in its environment, by which `sweeper run
 //! --resume` finds and ends it before evaluating anything. The guard reports nothing: a
 //! guard that cannot be started (no `sh`) leaves evaluators as they were before it.
 

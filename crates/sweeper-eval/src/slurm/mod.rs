@@ -6,8 +6,8 @@
 mod queue;
 mod script;
 
-use super::command::{EXIT_INFEASIBLE, EXIT_UNSUPPORTED, EvaluatorError, answer_outcome};
 use super::process::{MAX_STDOUT_BYTES, REASON_LINES, STDERR_KEEP_BYTES, last_lines};
+use super::spec::{EXIT_INFEASIBLE, EXIT_UNSUPPORTED, EvaluatorError, answer_outcome};
 use super::{EvalContext, EvalOutcome, EvalRequest, Evaluator};
 use queue::{Counters, Exit, JobEnd, Queue};
 use std::collections::BTreeMap;
@@ -389,7 +389,7 @@ fn judge_exit(exit: Exit, state: &str, why: &str, files: &JobFiles) -> EvalOutco
         Exit::Code(EXIT_INFEASIBLE) => EvalOutcome::Infeasible(last().unwrap_or_else(|| {
             format!("evaluator exited with code {EXIT_INFEASIBLE} (infeasible) and no reason on stderr")
         })),
-        Exit::Code(code) => EvalOutcome::Failed(super::command::with_tail(
+        Exit::Code(code) => EvalOutcome::Failed(super::spec::with_tail(
             format!("slurm job {state}{why}: evaluator exited with code {code}"),
             tail(),
         )),
