@@ -184,7 +184,7 @@ pub fn evaluator_in(config: &SweepConfig, name: &str, out_dir: &Path) -> Result<
                 cwd: ev.cwd.clone(),
                 timeout: std::time::Duration::try_from_secs_f64(config.sweep.max_eval_seconds)
                     .unwrap_or(std::time::Duration::MAX),
-                workers: config.sweep.parallel_evals.max(1) as usize,
+                workers: config.sweep.slots(),
             };
             let evaluator = CommandEvaluator::new(spec)
                 .map_err(|e| RunError::Setup(format!("evaluator.command: {e}")))?;

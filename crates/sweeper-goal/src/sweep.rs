@@ -121,6 +121,13 @@ pub struct SweepSettings {
 }
 
 impl SweepSettings {
+    /// The evaluation slots, `parallel_evals` as a count: the one place it is read, by the
+    /// engine (its workers) and by the evaluators that keep a process per slot; at least 1
+    /// even for a hand-built value (a validated config always has `parallel_evals >= 1`).
+    pub fn slots(&self) -> usize {
+        self.parallel_evals.max(1) as usize
+    }
+
     /// The number of trials a sweep may suggest: `max_trials`, else `max_rounds *
     /// candidates_per_round`. Exact under `schedule: async`; under `rounds` an upper bound
     /// (a round that falls short of its successes ends the search sooner, and one with

@@ -67,7 +67,7 @@ impl Engine<'_, '_> {
     pub(super) fn asynchronous(&mut self, proposer: &mut dyn Proposer) -> Result<(), RunError> {
         let mut slots = Slots::default();
         self.replay_async(proposer, &mut slots)?;
-        let workers = self.config.sweep.parallel_evals.max(1) as usize;
+        let workers = self.slots;
         let evaluator = self.evaluator;
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);

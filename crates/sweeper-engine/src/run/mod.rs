@@ -316,6 +316,7 @@ impl<'a> SweeperBuilder<'a> {
             ledger: Ledger::new(config),
             observer: observer.unwrap_or(&mut quiet),
             failures_in_row: Vec::new(),
+            slots: config.sweep.slots(),
             cancel,
             retry_failed,
             next_retry: 0,
@@ -341,6 +342,9 @@ struct Engine<'a, 'o> {
     observer: &'o mut dyn RunObserver,
     /// Reasons of the evaluations of this process that failed in a row, latest last.
     failures_in_row: Vec<String>,
+    /// Evaluations at once ([`SweepSettings::slots`](sweeper_goal::SweepSettings::slots)),
+    /// read once here for both schedules.
+    slots: usize,
     /// Set when the sweep is to stop ([`SweeperBuilder::cancel`]).
     cancel: Option<&'a AtomicBool>,
     /// `--retry-failed` is still to be done ([`SweeperBuilder::retry_failed`]).

@@ -225,7 +225,7 @@ impl Engine<'_, '_> {
         let settings = &self.config.sweep;
         let per_round = u64::from(settings.candidates_per_round);
         let max_trials = settings.max_trials.unwrap_or(u64::MAX);
-        let threads = settings.parallel_evals.max(1) as usize;
+        let threads = self.slots;
         let mut suggested: u64 = 0;
         let mut batch_no: usize = 0;
         let mut exhausted = false;
