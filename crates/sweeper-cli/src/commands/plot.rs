@@ -155,7 +155,7 @@ fn read_input(args: &Args, config: Option<&SweepConfig>) -> Result<Plot, CliErro
     if input.extension().is_some_and(|e| e == "jsonl") {
         return journal_plot(input, parent);
     }
-    let bytes = read_bytes(input).map_err(|e| super::front::input_error(&e))?;
+    let bytes = read_bytes(input).map_err(|e| super::output::input_error(&e))?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
         CliError::invalid(format!(
             "{}: not JSON ({e}); for a table, name its objectives with -o NAME:max|min",
@@ -539,7 +539,7 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
     let objectives = parse_axes(&args.objectives)?;
     let columns: Vec<String> = objectives.iter().map(|o| o.name.clone()).collect();
     let table =
-        read_numeric_columns(&args.input, &columns).map_err(|e| super::front::input_error(&e))?;
+        read_numeric_columns(&args.input, &columns).map_err(|e| super::output::input_error(&e))?;
     let d = columns.len();
     let directions: Vec<Direction> = objectives
         .iter()

@@ -5,7 +5,7 @@
 //! `result.json`: their trials that came with a report become the rows, so that a sweep is
 //! re-scored under another goal and GPU budget without evaluating anything.
 
-use super::front::{TableLayout, exact, input_error, json_io, note, write_csv, write_stdout};
+use super::output::{TableLayout, exact, input_error, json_io, note, write_csv, write_stdout};
 use super::{CliError, CliResult, Format};
 use serde::ser::{SerializeSeq, Serializer as _};
 use serde_json::{Map, Value};
