@@ -6,8 +6,9 @@ use super::{RunError, RunResult, Status, Tallies, TrialResult};
 use crate::evaluator::{EvalOutcome, RawReport};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use sweeper_goal::{Objective, SweepConfig};
-use sweeper_score::{Candidate, Report};
+use sweeper_goal::{Direction, Objective, SweepConfig};
+use sweeper_score::front::dominates;
+use sweeper_score::{Candidate, Report, ScoreError};
 
 /// How a trial came to its outcome.
 #[derive(Debug, Clone)]
@@ -85,7 +86,45 @@ pub struct Ledger {
     trials: Vec<TrialResult>,
     evaluated: Vec<Candidate>,
     best_score: Option<f64>,
-    front_len: usize,
+    /// The current front's objective values (goal order), kept as feasible candidates
+    /// arrive, so that the progress line's front size costs one pass over the front, not a
+    /// front of every candidate so far.
+    front: Vec<Vec<f64>>,
+}
+
+/// A feasible candidate's values of the goal's objectives, in goal order; the errors
+/// [`sweeper_score::pareto_front`] would give for it (a missing value, a NaN).
+fn front_values(candidate: &Candidate, objectives: &[Objective]) -> Result<Vec<f64>, ScoreError> {
+    objectives
+        .iter()
+        .map(|&o| match candidate.objective(o) {
+            None => Err(ScoreError::Shape {
+                detail: format!(
+                    "candidate {} carries no value for objective `{}`",
+                    candidate.index,
+                    o.name()
+                ),
+            }),
+            Some(v) if v.is_nan() => Err(ScoreError::NanReport {
+                candidate: candidate.index,
+                key: o.name().to_owned(),
+            }),
+            Some(v) => Ok(v),
+        })
+        .collect()
+}
+
+/// Adds `point` to `front`, the non-dominated points seen so far: a point some member
+/// dominates changes nothing; otherwise the members it dominates leave and it joins. Equal
+/// points do not dominate each other (duplicates are all kept), as in
+/// [`sweeper_score::pareto_front`], so the size is always that of the front of every point
+/// added.
+fn add_to_front(front: &mut Vec<Vec<f64>>, point: Vec<f64>, directions: &[Direction]) {
+    if front.iter().any(|q| dominates(q, &point, directions)) {
+        return;
+    }
+    front.retain(|q| !dominates(&point, q, directions));
+    front.push(point);
 }
 
 /// The cache key of a configuration: its parameters as JSON (maps are ordered by key).
@@ -106,7 +145,7 @@ impl Ledger {
             trials: Vec::new(),
             evaluated: Vec::new(),
             best_score: None,
-            front_len: 0,
+            front: Vec::new(),
         }
     }
 
@@ -194,9 +233,15 @@ impl Ledger {
             && let Some(s) = score
         {
             self.best_score = Some(self.best_score.map_or(s, |b| b.max(s)));
-            if self.pareto {
-                self.front_len =
-                    sweeper_score::pareto_front(&self.evaluated, &self.objectives)?.len();
+            // a candidate without objectives is no point of the front (as in pareto_front)
+            if self.pareto
+                && let Some(candidate) = self.evaluated.last()
+                && candidate.objectives.is_some()
+            {
+                let values = front_values(candidate, &self.objectives)?;
+                let directions: Vec<Direction> =
+                    self.objectives.iter().map(|o| o.direction()).collect();
+                add_to_front(&mut self.front, values, &directions);
             }
         }
         self.tallies.count(status);
@@ -263,7 +308,7 @@ impl Ledger {
 
     /// The size of the current front (pareto goals), else `None`.
     pub fn front_size(&self) -> Option<usize> {
-        self.pareto.then_some(self.front_len)
+        self.pareto.then_some(self.front.len())
     }
 
     /// Every trial recorded so far, in order.
@@ -394,4 +439,46 @@ pub(crate) fn replayed_source(rec: &super::journal::Recorded) -> Option<Source> 
         Status::Failed => Source::Evaluated(EvalOutcome::Failed(reason)),
         Status::Unsupported => Source::Evaluated(EvalOutcome::Unsupported(reason)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_front_kept_as_points_arrive_has_the_size_of_the_front_of_them_all() {
+        // small integer grids force ties and duplicates; +-inf and -0.0 are values too
+        let levels = [f64::NEG_INFINITY, -1.0, -0.0, 0.0, 1.0, 2.0, f64::INFINITY];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) % n as u64) as usize
+        };
+        for case in 0..300 {
+            let d = 1 + case % 4;
+            let directions: Vec<Direction> = (0..d)
+                .map(|k| {
+                    if (case + k) % 3 == 0 {
+                        Direction::Minimize
+                    } else {
+                        Direction::Maximize
+                    }
+                })
+                .collect();
+            let mut front = Vec::new();
+            let mut all: Vec<f64> = Vec::new();
+            for _ in 0..(5 + next(40)) {
+                let grid = 2 + case % 5;
+                let point: Vec<f64> = (0..d)
+                    .map(|_| levels[next(grid.min(levels.len()))])
+                    .collect();
+                all.extend_from_slice(&point);
+                add_to_front(&mut front, point, &directions);
+                let whole = sweeper_score::front::nondominated(&all, d, &directions).unwrap();
+                assert_eq!(front.len(), whole.len(), "case {case}: {all:?}");
+            }
+        }
+    }
 }
