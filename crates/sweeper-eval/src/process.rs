@@ -34,7 +34,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
@@ -406,25 +406,25 @@ pub fn kill_running_evaluators() -> usize {
 }
 
 /// The mark of the sweep whose output directory is `out_dir`: 16 hex digits of a hash of
-/// its canonical path (of the deepest existing ancestor, when it does not exist yet, with
-/// the rest appended), the same for `--out DIR` and `--resume DIR` from any directory.
+/// its canonical path (what exists of it canonicalized, the rest appended with `..`
+/// resolved), the same for `--out DIR` and `--resume DIR` however either is spelled.
 pub fn run_mark(out_dir: &Path) -> String {
     let absolute = std::path::absolute(out_dir).unwrap_or_else(|_| out_dir.to_owned());
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    let canonical = loop {
-        if let Ok(mut found) = existing.canonicalize() {
-            found.extend(rest.iter().rev());
-            break found;
+    // Component by component: what exists is canonicalized (links and `..` resolved by the
+    // system); what does not exist yet holds no link, so `..` there is lexical. Either way
+    // the mark is the one the created directory's canonical path gives on resume
+    // (`--out new/../o` and `--resume o` agree).
+    let mut canonical = PathBuf::new();
+    for part in absolute.components() {
+        let next = canonical.join(part);
+        if let Ok(found) = next.canonicalize() {
+            canonical = found;
+        } else if part == Component::ParentDir {
+            canonical.pop();
+        } else if part != Component::CurDir {
+            canonical = next;
         }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name);
-                existing = parent;
-            }
-            _ => break absolute.clone(),
-        }
-    };
+    }
     // FNV-1a: stable across builds, which a resume by a rebuilt sweeper needs.
     let hash = canonical
         .as_os_str()
@@ -656,6 +656,22 @@ pub(super) fn last_lines(bytes: &[u8], count: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_mark_is_the_same_however_the_directory_was_spelled_before_it_existed() {
+        let dir = tempfile::tempdir().unwrap();
+        let roundabout = dir.path().join("not-there/../sub/./out");
+        let before = run_mark(&roundabout);
+        std::fs::create_dir_all(&roundabout).unwrap();
+        let created = dir.path().join("sub/out");
+        assert_eq!(
+            before,
+            run_mark(&created),
+            "the mark before and after creation"
+        );
+        assert_eq!(before, run_mark(&created.canonicalize().unwrap()));
+        assert_ne!(before, run_mark(dir.path()));
+    }
     use std::path::Path;
 
     // Calling `kill_running_evaluators` here would also kill the evaluators of tests running
