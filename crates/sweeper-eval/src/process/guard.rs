@@ -17,10 +17,15 @@
 //! guard that cannot be started (no `sh`) leaves evaluators as they were before it.
 
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
 use std::io::Write;
+use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// The guard's program: the groups it was told of, killed when its input ends.
 const SCRIPT: &str = r#"trap '' INT TERM HUP QUIT PIPE
@@ -38,7 +43,8 @@ for group in $groups; do kill -s KILL -- "-$group"; done 2>/dev/null
 /// guard could not be started.
 enum State {
     NotStarted,
-    Running(ChildStdin),
+    /// The write end, and the guard's process group (its pid).
+    Running(ChildStdin, Pid),
     Unavailable,
 }
 
@@ -47,32 +53,62 @@ static GUARD: Mutex<State> = Mutex::new(State::NotStarted);
 /// Tells the guard that process group `group` runs an evaluator (starting the guard first
 /// if this is the first).
 pub(super) fn watch(group: i32) {
-    tell(&format!("+ {group}\n"));
+    tell(&format!("+ {group}\n"), false);
 }
 
 /// Tells the guard that process group `group` is about to be reaped: it must no longer
 /// be killed (its id may be reused).
 pub(super) fn unwatch(group: i32) {
-    tell(&format!("- {group}\n"));
+    tell(&format!("- {group}\n"), true);
 }
 
-fn tell(line: &str) {
+/// How long a `- PGID` line may wait for room in the guard's pipe.
+const UNWATCH_WAIT: Duration = Duration::from_secs(2);
+
+/// Writes `line` to the guard. A line is far shorter than the pipe's atomic write size, so
+/// it goes in whole or not at all. A `+` line that finds the pipe full is dropped (that
+/// evaluator is then out of the guard's reach, never a blocked sweeper). A `-` line must
+/// arrive, or the guard could later kill a reused group id: it waits for room, and a guard
+/// that still takes nothing is killed, so that it kills nothing.
+fn tell(line: &str, must_arrive: bool) {
     let mut state = GUARD.lock().unwrap_or_else(PoisonError::into_inner);
     if matches!(*state, State::NotStarted) {
-        *state = start().map_or(State::Unavailable, State::Running);
+        *state = start().map_or(State::Unavailable, |(stdin, pid)| {
+            State::Running(stdin, pid)
+        });
     }
-    if let State::Running(stdin) = &mut *state {
-        // Non-blocking: a guard that stopped reading costs a lost line, never a blocked
-        // sweeper. A guard that died is given up.
+    let State::Running(stdin, pid) = &mut *state else {
+        return;
+    };
+    let deadline = Instant::now() + UNWATCH_WAIT;
+    loop {
         match stdin.write_all(line.as_bytes()) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-            Err(_) => *state = State::Unavailable,
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if !must_arrive {
+                    return;
+                }
+                if left.is_zero() {
+                    let _ = killpg(*pid, Signal::SIGKILL);
+                    *state = State::Unavailable;
+                    return;
+                }
+                let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLOUT)];
+                let wait = PollTimeout::try_from(left.min(Duration::from_millis(100)))
+                    .unwrap_or(PollTimeout::ZERO);
+                let _ = poll(&mut fds, wait);
+            }
+            // the guard died: there is nothing left to tell
+            Err(_) => {
+                *state = State::Unavailable;
+                return;
+            }
         }
     }
 }
 
-fn start() -> Option<ChildStdin> {
+fn start() -> Option<(ChildStdin, Pid)> {
     let mut child = Command::new("sh")
         .args(["-c", SCRIPT, "sweeper-guard"])
         .stdin(Stdio::piped())
@@ -88,9 +124,10 @@ fn start() -> Option<ChildStdin> {
         FcntlArg::F_SETFL(OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK),
     )
     .ok()?;
+    let pid = Pid::from_raw(i32::try_from(child.id()).ok()?);
     // Never waited for: it lives as long as sweeper, and exits after it.
     drop(child);
-    Some(stdin)
+    Some((stdin, pid))
 }
 
 #[cfg(test)]
