@@ -22,7 +22,7 @@ use std::time::Duration;
 use sweeper_engine::provider::ServingPlanner;
 use sweeper_engine::{EvalOutcome, EvalRequest, Evaluator, RawReport};
 use sweeper_engine::{FileJournal, RunError, RunResult, Sweeper};
-use sweeper_eval::evaluator_for;
+use sweeper_eval::{evaluator_for, evaluator_in};
 use sweeper_tables::{write_file_atomic, write_outputs};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -242,7 +242,14 @@ fn run<'py>(
                 "no evaluator: pass evaluator=callable (candidate dict -> report dict), or give the config an `evaluator:` block ({builtin: {model: qwen3-32b-fp8, gpu: h200}} or {command: [prog, args...]})",
             ));
         }
-        let setup = evaluator_for(&config, &name).map_err(|e| run_error(&e, None))?;
+        // With an output directory, the evaluators `sweeper run --out DIR` would build: its
+        // Slurm jobs under DIR/jobs (so that a resume in another process finds them) and its
+        // processes marked with DIR's run mark (so that a resume ends what a killed run left).
+        let setup = match &out {
+            Some(dir) => evaluator_in(&config, &name, dir),
+            None => evaluator_for(&config, &name),
+        }
+        .map_err(|e| run_error(&e, out.as_ref()))?;
         (setup.evaluator, setup.title)
     };
     if resume && out.is_none() {
@@ -261,7 +268,15 @@ fn run<'py>(
             } else {
                 FileJournal::create_titled(&file, &config, Some(&title))
             };
-            Some(journal.map_err(|e| run_error(&e, out.as_ref()))?)
+            let journal = journal.map_err(|e| run_error(&e, out.as_ref()))?;
+            // As `sweeper run --resume`: under the journal's lock, end what a killed run of
+            // this sweep left running before anything is evaluated again.
+            #[cfg(unix)]
+            if resume {
+                sweeper_eval::end_leftover_evaluators(&sweeper_eval::run_mark(dir))
+                    .map_err(|e| PyOSError::new_err(e.to_string()))?;
+            }
+            Some(journal)
         }
     };
     let title = journal
