@@ -88,7 +88,7 @@
 //!   budget key).
 
 mod asynchronous;
-mod journal;
+pub mod journal;
 mod ledger;
 mod proposer;
 mod replay;
