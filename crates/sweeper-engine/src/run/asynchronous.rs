@@ -35,9 +35,10 @@ type Job = (u64, EvalRequest, Option<String>);
 
 /// What a worker tells the slots.
 enum Done {
-    /// The trial's evaluation runs outside sweeper as this handle: journaled at once, as
-    /// under `rounds`, so that a resume re-attaches to it instead of starting it again.
-    Started(u64, String),
+    /// A worker journaled a `started` line (the trial's evaluation runs outside sweeper as a
+    /// handle, which a resume re-attaches to instead of starting it again); the error, if
+    /// the line could not be written.
+    Started(Option<RunError>),
     /// The trial's evaluation ended.
     Finished(u64, EvalOutcome),
 }
@@ -69,6 +70,7 @@ impl Engine<'_, '_> {
         self.replay_async(proposer, &mut slots)?;
         let workers = self.slots;
         let evaluator = self.evaluator;
+        let journal = self.journal;
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
         let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -88,8 +90,17 @@ impl Engine<'_, '_> {
                         let Ok((trial, request, resumed)) = job else {
                             break;
                         };
+                        // Journaled here, the moment the evaluator reports it (a batch job just
+                        // submitted): the main thread may be in a long `suggest`, and a kill
+                        // before it drained a message would lose the line, so that a resume
+                        // submitted the job again.
                         let started = |handle: &str| {
-                            let _ = done_tx.send(Done::Started(trial, handle.to_owned()));
+                            let line = Line::Started {
+                                trial,
+                                handle: handle.to_owned(),
+                            };
+                            let written = super::rounds::append(journal, &line);
+                            let _ = done_tx.send(Done::Started(written.err()));
                         };
                         let context = EvalContext::new(resumed.as_deref(), &started);
                         let outcome =
@@ -169,11 +180,7 @@ impl Engine<'_, '_> {
                     attempt,
                 } => {
                     let journal_error = |detail: String| RunError::Journal {
-                        path: self
-                            .journal
-                            .as_deref()
-                            .map(|j| j.path().to_owned())
-                            .unwrap_or_default(),
+                        path: self.journal_path.clone(),
                         line: Some(line),
                         detail,
                     };
@@ -244,9 +251,8 @@ impl Engine<'_, '_> {
             let arrived: Vec<Done> = std::iter::once(first).chain(done.try_iter()).collect();
             for message in arrived {
                 match message {
-                    Done::Started(trial, handle) => {
-                        if slots.running.contains_key(&trial)
-                            && let Err(e) = self.log(&Line::Started { trial, handle })
+                    Done::Started(failed) => {
+                        if let Some(e) = failed
                             && end.error.is_none()
                         {
                             end.error = Some(e);
@@ -544,6 +550,128 @@ sweep: {schedule: async, parallel_evals: 3, max_trials: 14, seed: 5}";
             .proposer(study)
             .journal(&mut j)
             .run()
+    }
+
+    /// A batch job's handle reaches the journal the moment the evaluator reports it, even
+    /// while the main thread is inside a long `suggest` (a kill then must not lose it).
+    #[test]
+    fn a_handle_is_journaled_while_the_proposer_is_busy() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+
+        /// The first evaluation answers at once; a later one reports its handle only once the
+        /// proposer is inside its second call.
+        struct Submits<'f> {
+            evaluations: std::sync::atomic::AtomicUsize,
+            in_suggest: &'f AtomicBool,
+            reported: &'f std::sync::atomic::AtomicU64,
+        }
+        impl Evaluator for Submits<'_> {
+            fn evaluate(&self, worker: usize, request: &EvalRequest) -> EvalOutcome {
+                self.evaluate_with(worker, request, &EvalContext::detached())
+            }
+            fn evaluate_with(
+                &self,
+                _worker: usize,
+                request: &EvalRequest,
+                context: &EvalContext<'_>,
+            ) -> EvalOutcome {
+                if self.evaluations.fetch_add(1, Ordering::SeqCst) > 0
+                    && self.reported.load(Ordering::SeqCst) == u64::MAX
+                {
+                    wait_for(|| self.in_suggest.load(Ordering::SeqCst));
+                    context.started(&format!("job-{}", request.id));
+                    self.reported.store(request.id, Ordering::SeqCst);
+                }
+                EvalOutcome::Report(
+                    [
+                        (
+                            "output_throughput_tok_s".to_owned(),
+                            100.0 + request.id as f64,
+                        ),
+                        ("mean_output_token_throughput_per_user".to_owned(), 10.0),
+                        ("gpu_hours".to_owned(), 1.0),
+                        ("duration_ms".to_owned(), 1000.0),
+                    ]
+                    .into(),
+                )
+            }
+        }
+        /// The study, but its second call waits for trial 1's handle, then looks for it in
+        /// the journal before it answers.
+        struct Slow<'f> {
+            study: Study,
+            calls: usize,
+            journal: &'f Path,
+            in_suggest: &'f AtomicBool,
+            reported: &'f std::sync::atomic::AtomicU64,
+            seen: &'f AtomicBool,
+        }
+        impl Proposer for Slow<'_> {
+            fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
+                self.calls += 1;
+                if self.calls == 2 {
+                    self.in_suggest.store(true, Ordering::SeqCst);
+                    wait_for(|| self.reported.load(Ordering::SeqCst) != u64::MAX);
+                    let trial = self.reported.load(Ordering::SeqCst);
+                    let text = std::fs::read_to_string(self.journal).unwrap();
+                    let line =
+                        format!(r#""kind":"started","trial":{trial},"handle":"job-{trial}""#);
+                    self.seen.store(text.contains(&line), Ordering::SeqCst);
+                }
+                Ok(self.study.suggest(count)?)
+            }
+            fn observe(
+                &mut self,
+                trial: u64,
+                measurement: &std::collections::BTreeMap<String, f64>,
+            ) -> Result<(), RunError> {
+                Ok(self.study.observe(trial, measurement)?)
+            }
+            fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
+                Ok(self.study.observe_infeasible(trial, reason)?)
+            }
+        }
+        fn wait_for(done: impl Fn() -> bool) {
+            let start = std::time::Instant::now();
+            while !done() && start.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+
+        let config = config("{schedule: async, parallel_evals: 2, max_trials: 4, seed: 2}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let (in_suggest, seen) = (AtomicBool::new(false), AtomicBool::new(false));
+        let reported = std::sync::atomic::AtomicU64::new(u64::MAX);
+        let evaluator = Submits {
+            evaluations: std::sync::atomic::AtomicUsize::new(0),
+            in_suggest: &in_suggest,
+            reported: &reported,
+        };
+        let proposer = Slow {
+            study: study(&config),
+            calls: 0,
+            journal: &path,
+            in_suggest: &in_suggest,
+            reported: &reported,
+            seen: &seen,
+        };
+        let mut journal = FileJournal::create(&path, &config).unwrap();
+        Sweeper::builder(&config)
+            .evaluator(&evaluator)
+            .proposer(proposer)
+            .journal(&mut journal)
+            .run()
+            .unwrap();
+        assert_ne!(
+            reported.load(Ordering::SeqCst),
+            u64::MAX,
+            "a second evaluation ran beside the first and reported its handle"
+        );
+        assert!(
+            seen.load(Ordering::SeqCst),
+            "the handle was in the journal while the proposer was still busy"
+        );
     }
 
     fn outcome_lines(journal: &Path) -> Vec<u64> {

@@ -111,6 +111,8 @@ use ledger::{classify, replayed_source};
 use rounds::without_nan;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use sweeper_goal::{Schedule, SweepConfig};
 
@@ -306,12 +308,18 @@ impl<'a> SweeperBuilder<'a> {
             .as_deref()
             .map(|j| j.replay().clone())
             .unwrap_or_default();
+        let journal_path = journal
+            .as_deref()
+            .map(|j| j.path().to_owned())
+            .unwrap_or_default();
+        let journal = journal.map(Mutex::new);
         let mut quiet = Quiet;
         let mut engine = Engine {
             config,
             evaluator,
             provider: provider.as_deref(),
-            journal,
+            journal: journal.as_ref(),
+            journal_path,
             replay: &replay,
             ledger: Ledger::new(config),
             observer: observer.unwrap_or(&mut quiet),
@@ -336,7 +344,12 @@ struct Engine<'a, 'o> {
     config: &'a SweepConfig,
     evaluator: &'a dyn Evaluator,
     provider: Option<&'a dyn Provider>,
-    journal: Option<&'a mut FileJournal>,
+    /// Behind a lock: the async schedule's workers journal a job's handle themselves, the
+    /// moment the evaluator reports it, so that a kill right after a submission cannot lose
+    /// its `started` line.
+    journal: Option<&'a Mutex<&'a mut FileJournal>>,
+    /// The journal's path, for messages (empty without a journal).
+    journal_path: PathBuf,
     replay: &'a journal::Replay,
     ledger: Ledger,
     observer: &'o mut dyn RunObserver,

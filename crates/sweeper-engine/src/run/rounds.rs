@@ -1,6 +1,7 @@
 //! The rounds schedule (SPEC 7): suggest a batch, evaluate it `parallel_evals` at a time,
 //! observe in trial order; and the pieces the async schedule shares with it.
 
+use super::FileJournal;
 use super::{
     Engine, Entry, Prepared, Progress, Proposer, RunError, Source, Status, classify, journal,
     ledger, replayed_source, space,
@@ -16,6 +17,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
+use std::sync::{Mutex, PoisonError};
 use sweeper_sampler::Trial;
 
 impl Engine<'_, '_> {
@@ -25,10 +27,7 @@ impl Engine<'_, '_> {
     }
 
     pub(super) fn log(&mut self, line: &journal::Line) -> Result<(), RunError> {
-        match self.journal.as_deref_mut() {
-            Some(j) => j.append(line),
-            None => Ok(()),
-        }
+        append(self.journal, line)
     }
 
     pub(super) fn recorded(&self, trial: u64) -> Option<&journal::Recorded> {
@@ -37,11 +36,11 @@ impl Engine<'_, '_> {
 
     /// [`journal::check_call`] of the `call`-th call of the proposer, which gave `batch`.
     pub(super) fn check_call(&self, call: usize, batch: &[Trial]) -> Result<(), RunError> {
-        let Some(journal) = self.journal.as_deref() else {
+        if self.journal.is_none() {
             return Ok(());
-        };
+        }
         let ids: Vec<u64> = batch.iter().map(|t| t.id).collect();
-        journal::check_call(journal.path(), self.replay, call, &ids)
+        journal::check_call(&self.journal_path, self.replay, call, &ids)
     }
 
     /// What the journal recorded for the trial's current evaluation (its first, or the
@@ -105,11 +104,7 @@ impl Engine<'_, '_> {
             .failed
             .remove(&trial)
             .ok_or_else(|| RunError::Journal {
-                path: self
-                    .journal
-                    .as_deref()
-                    .map(|j| j.path().to_owned())
-                    .unwrap_or_default(),
+                path: self.journal_path.clone(),
                 line: None,
                 detail: format!("a retry of trial {trial}, which has no failed outcome to retry"),
             })?;
@@ -256,8 +251,8 @@ impl Engine<'_, '_> {
                 batch_no += 1;
                 if (batch.len() as u64) < ask {
                     exhausted = true;
-                    if let Some(journal) = self.journal.as_deref() {
-                        journal::check_last_call(journal.path(), self.replay, batch_no - 1)?;
+                    if self.journal.is_some() {
+                        journal::check_last_call(&self.journal_path, self.replay, batch_no - 1)?;
                     }
                 }
                 if batch.is_empty() {
@@ -464,11 +459,7 @@ impl Engine<'_, '_> {
             && rec_params != &all_params
         {
             return Err(RunError::JournalDiverged {
-                path: self
-                    .journal
-                    .as_deref()
-                    .map(|j| j.path().to_owned())
-                    .unwrap_or_default(),
+                path: self.journal_path.clone(),
                 trial: trial.id,
                 recorded: Value::Object(rec_params.clone()).to_string(),
                 now: Value::Object(all_params).to_string(),
@@ -507,6 +498,20 @@ impl Engine<'_, '_> {
             request,
             early,
         })
+    }
+}
+
+/// Appends `line` to the journal, if the sweep has one (its lock held for the one line).
+pub(super) fn append(
+    journal: Option<&Mutex<&mut FileJournal>>,
+    line: &journal::Line,
+) -> Result<(), RunError> {
+    match journal {
+        Some(j) => j
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .append(line),
+        None => Ok(()),
     }
 }
 
