@@ -114,6 +114,36 @@ impl Engine<'_, '_> {
         Ok(p)
     }
 
+    /// The outcomes of a prepared batch, by index: replayed from the journal where it
+    /// holds them, else evaluated `threads` at a time (each journaled as it arrives). The
+    /// sweep ends here when it was asked to stop or failed too often in a row.
+    pub(super) fn outcomes_of(
+        &mut self,
+        prepared: &[Prepared],
+        threads: usize,
+    ) -> Result<HashMap<usize, Source>, RunError> {
+        let mut outcomes: HashMap<usize, Source> = HashMap::new();
+        let mut to_run: Vec<(usize, EvalRequest)> = Vec::new();
+        for (i, p) in prepared.iter().enumerate() {
+            if let Some(req) = &p.request {
+                match self.replayed_outcome(p.trial).and_then(replayed_source) {
+                    Some(source) => {
+                        outcomes.insert(i, source);
+                    }
+                    None => to_run.push((i, req.clone())),
+                }
+            }
+        }
+        let stopped = self.evaluate(prepared, &to_run, threads, &mut outcomes)?;
+        if self.cancelled() {
+            return Err(RunError::Interrupted);
+        }
+        if stopped {
+            return Err(self.too_many_failures());
+        }
+        Ok(outcomes)
+    }
+
     /// Runs the retries due before call `batch_no` (rounds): each retried trial is
     /// evaluated again (or its new outcome replayed), recorded and observed in trial
     /// order, outside the rounds' counts.
@@ -124,25 +154,7 @@ impl Engine<'_, '_> {
         threads: usize,
     ) -> Result<(), RunError> {
         while let Some(prepared) = self.retry_due(proposer, batch_no)? {
-            let mut outcomes: HashMap<usize, Source> = HashMap::new();
-            let mut to_run: Vec<(usize, EvalRequest)> = Vec::new();
-            for (i, p) in prepared.iter().enumerate() {
-                if let Some(req) = &p.request {
-                    match self.replayed_outcome(p.trial).and_then(replayed_source) {
-                        Some(source) => {
-                            outcomes.insert(i, source);
-                        }
-                        None => to_run.push((i, req.clone())),
-                    }
-                }
-            }
-            let stopped = self.evaluate(&prepared, &to_run, threads, &mut outcomes)?;
-            if self.cancelled() {
-                return Err(RunError::Interrupted);
-            }
-            if stopped {
-                return Err(self.too_many_failures());
-            }
+            let mut outcomes = self.outcomes_of(&prepared, threads)?;
             for (i, p) in prepared.into_iter().enumerate() {
                 let replayed = self
                     .replayed_outcome(p.trial)
@@ -282,25 +294,7 @@ impl Engine<'_, '_> {
 
                 // Evaluate what needs it (or replay it from the journal), in parallel; each
                 // outcome is journaled the moment it arrives.
-                let mut outcomes: HashMap<usize, Source> = HashMap::new();
-                let mut to_run: Vec<(usize, EvalRequest)> = Vec::new();
-                for (i, p) in prepared.iter().enumerate() {
-                    if let Some(req) = &p.request {
-                        match self.replayed_outcome(p.trial).and_then(replayed_source) {
-                            Some(source) => {
-                                outcomes.insert(i, source);
-                            }
-                            None => to_run.push((i, req.clone())),
-                        }
-                    }
-                }
-                let stopped = self.evaluate(&prepared, &to_run, threads, &mut outcomes)?;
-                if self.cancelled() {
-                    return Err(RunError::Interrupted);
-                }
-                if stopped {
-                    return Err(self.too_many_failures());
-                }
+                let mut outcomes = self.outcomes_of(&prepared, threads)?;
 
                 // Score and observe in trial order.
                 for (i, p) in prepared.into_iter().enumerate() {
