@@ -156,9 +156,6 @@ impl Engine<'_, '_> {
         while let Some(prepared) = self.retry_due(proposer, batch_no)? {
             let mut outcomes = self.outcomes_of(&prepared, threads)?;
             for (i, p) in prepared.into_iter().enumerate() {
-                let replayed = self
-                    .replayed_outcome(p.trial)
-                    .is_some_and(|r| r.status != Status::Pending);
                 let source = match (&p.early, outcomes.remove(&i)) {
                     (Some((status, reason)), _) => Source::Early(*status, reason.clone()),
                     (None, Some(source)) => source,
@@ -167,33 +164,44 @@ impl Engine<'_, '_> {
                         "internal: a retried trial without an outcome".into(),
                     ),
                 };
-                let kept = p.clone();
-                let verdict = self.ledger.record(Entry::new(
-                    p.trial,
-                    p.parameters,
-                    p.declared_gpus,
-                    source,
-                ))?;
-                if p.request.is_none() && !replayed {
-                    self.log(&journal::Line::Outcome {
-                        trial: p.trial,
-                        status: verdict.status,
-                        reason: verdict.reason.clone(),
-                        report: None,
-                    })?;
-                }
-                match &verdict.measurement {
-                    Some(m) => proposer.observe(p.trial, m)?,
-                    None => proposer.observe_infeasible(
-                        p.trial,
-                        verdict.reason.as_deref().unwrap_or("infeasible"),
-                    )?,
-                }
-                self.note_outcome(verdict.status, kept);
-                self.report_progress(replayed);
+                self.settle(proposer, p, source)?;
             }
         }
         Ok(())
+    }
+
+    /// Records a trial's outcome in the ledger, journals it when the engine decided it
+    /// (over the budget, a cache hit) and the journal does not hold it yet, tells the
+    /// proposer, and reports progress; the trial's status.
+    fn settle(
+        &mut self,
+        proposer: &mut dyn Proposer,
+        p: Prepared,
+        source: Source,
+    ) -> Result<Status, RunError> {
+        let replayed = self
+            .replayed_outcome(p.trial)
+            .is_some_and(|r| r.status != Status::Pending);
+        let kept = p.clone();
+        let verdict =
+            self.ledger
+                .record(Entry::new(p.trial, p.parameters, p.declared_gpus, source))?;
+        if p.request.is_none() && !replayed {
+            self.log(&journal::Line::Outcome {
+                trial: p.trial,
+                status: verdict.status,
+                reason: verdict.reason.clone(),
+                report: None,
+            })?;
+        }
+        match &verdict.measurement {
+            Some(m) => proposer.observe(p.trial, m)?,
+            None => proposer
+                .observe_infeasible(p.trial, verdict.reason.as_deref().unwrap_or("infeasible"))?,
+        }
+        self.note_outcome(verdict.status, kept);
+        self.report_progress(replayed);
+        Ok(verdict.status)
     }
 
     /// The error of a sweep stopped by `max_consecutive_failures`: the failures in a row
@@ -298,44 +306,16 @@ impl Engine<'_, '_> {
 
                 // Score and observe in trial order.
                 for (i, p) in prepared.into_iter().enumerate() {
-                    let replayed = self
-                        .replayed_outcome(p.trial)
-                        .is_some_and(|r| r.status != Status::Pending);
-                    let kept = p.clone();
-                    let source = if let Some((status, reason)) = p.early {
+                    let source = if let Some((status, reason)) = p.early.clone() {
                         Source::Early(status, reason)
                     } else if let Some(source) = outcomes.remove(&i) {
                         source
                     } else {
                         Source::CacheHit
                     };
-                    let journal_it = p.request.is_none() && !replayed;
-                    let verdict = self.ledger.record(Entry::new(
-                        p.trial,
-                        p.parameters,
-                        p.declared_gpus,
-                        source,
-                    ))?;
-                    if journal_it {
-                        self.log(&journal::Line::Outcome {
-                            trial: p.trial,
-                            status: verdict.status,
-                            reason: verdict.reason.clone(),
-                            report: None,
-                        })?;
-                    }
-                    match &verdict.measurement {
-                        Some(m) => proposer.observe(p.trial, m)?,
-                        None => proposer.observe_infeasible(
-                            p.trial,
-                            verdict.reason.as_deref().unwrap_or("infeasible"),
-                        )?,
-                    }
-                    if verdict.status == Status::Feasible {
+                    if self.settle(proposer, p, source)? == Status::Feasible {
                         successes += 1;
                     }
-                    self.note_outcome(verdict.status, kept);
-                    self.report_progress(replayed);
                 }
                 if exhausted {
                     break 'rounds;
