@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 
 /// A one-shot evaluator (`sh -c`) that reads its candidate, starts `sleep 1000` (a
 /// grandchild of sweeper), and with `ESCAPE=1` a second one in a session of its own
-/// (out of its process group), records the pids and waits. Once `DIR/fast` exists it
+/// (out of its process group), records the pids and waits. The escaped one records its
+/// own pid once `setsid` has run: a pid written by the parent right after the fork could
+/// be read (and the driver killed) while the process was still in the evaluator's group,
+/// and the guard would rightly end it. Once `DIR/fast` exists it
 /// answers at once instead, after noting in `DIR/overlap` every recorded process still
 /// alive (an earlier evaluation running beside this one).
 const ONE_SHOT: &str = r#"cat >/dev/null
@@ -27,7 +30,7 @@ if [ -e "$ORPHAN_TEST/fast" ]; then
 fi
 sleep 1000 &
 echo "$$ $!" >> "$ORPHAN_TEST/pids"
-if [ -n "$ESCAPE" ]; then setsid sleep 1000 & echo "$!" >> "$ORPHAN_TEST/pids"; fi
+if [ -n "$ESCAPE" ]; then setsid sh -c 'echo "$$" >> "$ORPHAN_TEST/pids"; exec sleep 1000' & fi
 wait
 "#;
 
