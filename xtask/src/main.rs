@@ -8,6 +8,8 @@
 //! - `bench-sampler`: the sampler benchmark problems (ZDT1, DTLZ2, serving).
 //! - `transcripts [--check]`: re-runs the READMEs' marked transcripts with the release
 //!   `sweeper` and rewrites their output (`--check`: exit 1 with a diff on drift).
+//! - `model-check`: the built-in serving model against aiconfigurator's estimates and
+//!   measured runs (`crates/sweeper-model/calibration/`), the comparison table.
 
 use anyhow::Context;
 use std::path::Path;
@@ -15,6 +17,7 @@ use std::process::{Command, ExitCode};
 
 mod bench_sampler;
 mod check_frontier;
+mod model_check;
 mod transcripts;
 mod transcripts_cmd;
 
@@ -41,7 +44,7 @@ fn ci() -> anyhow::Result<()> {
     run(cmd)
 }
 
-const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check]>";
+const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check] | model-check [--split S] [--points FILE]>";
 
 /// The man pages (`clap_mangen`, through the binary's hidden `man` command, which holds the
 /// command-line definition): `sweeper.1` and `sweeper-COMMAND.1` into DIR, default
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Some("check-frontier") => check_frontier::main(rest),
         Some("bench-sampler") => bench_sampler::main(rest),
         Some("transcripts") => transcripts_cmd::main(rest),
+        Some("model-check") => model_check::main(rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {
