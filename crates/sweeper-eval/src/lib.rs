@@ -60,7 +60,9 @@ use sweeper_engine::{report, text};
 pub use command::CommandEvaluator;
 #[cfg(unix)]
 pub use process::{end_leftover_evaluators, kill_running_evaluators, run_mark};
-pub use setup::{Setup, check_runnable, evaluator_for, evaluator_in, program_path};
+pub use setup::{
+    Setup, check_runnable, check_runnable_partial, evaluator_for, evaluator_in, program_path,
+};
 #[cfg(unix)]
 pub use slurm::{
     SlurmEvaluator, SlurmSpec, SlurmStats, cancel_slurm_jobs, resume_slurm_submissions,

@@ -8,7 +8,7 @@ use crate::{CommandEvaluator, CommandSpec, SlurmEvaluator, SlurmSpec};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use sweeper_engine::{Evaluator, RunError, default_study};
-use sweeper_goal::{EvaluatorKind, SweepConfig};
+use sweeper_goal::{Block, EvaluatorKind, Partial, SweepConfig};
 use sweeper_model::BuiltinEvaluator;
 
 /// The evaluator a config declares, and the title of its plots.
@@ -30,6 +30,32 @@ pub struct Setup {
 /// on `PATH` instead. A config without an evaluator passes (it can be scored, not run).
 pub fn check_runnable(config: &SweepConfig) -> Result<(), RunError> {
     default_study(config)?;
+    check_evaluator(config)
+}
+
+/// [`check_runnable`] on the blocks of a config that passed their own checks, so that
+/// `sweeper validate` reports an unknown GPU in the same pass as a misspelt target: the
+/// study's check when the goal, search space and sweep passed, the evaluator's when the
+/// evaluator passed. Every failure, in that order.
+pub fn check_runnable_partial(partial: &Partial) -> Vec<RunError> {
+    let mut errors = Vec::new();
+    let config = &partial.config;
+    let study_blocks_passed = ![Block::Goal, Block::SearchSpace, Block::Sweep]
+        .into_iter()
+        .any(|b| partial.failed(b));
+    if study_blocks_passed && let Err(e) = default_study(config) {
+        errors.push(e);
+    }
+    if !partial.failed(Block::Evaluator)
+        && let Err(e) = check_evaluator(config)
+    {
+        errors.push(e);
+    }
+    errors
+}
+
+/// The evaluator's part of [`check_runnable`].
+fn check_evaluator(config: &SweepConfig) -> Result<(), RunError> {
     let Some(ev) = &config.evaluator else {
         return Ok(());
     };

@@ -82,71 +82,204 @@ pub fn parse(text: &str) -> Result<SweepConfig, ConfigError> {
 }
 
 /// Like [`parse`], but reports the first failure of *each* block (goal, workload, search
-/// space, evaluator, sweep), in that order, so that a user fixes them in one pass. The
+/// space, evaluator, sweep), in that order, so that a user fixes them in one pass. A block's
+/// failure is a structure error (an unknown or misspelt key, a wrong type) as well as a
+/// broken rule: a misspelt key in one block does not hide the other blocks' errors. The
 /// workload is checked against the goal's target even when the goal failed for another
-/// reason, and skipped only when the target itself is unreadable. A
-/// syntax or structure error stops everything and comes alone. The `Err` vector is never
-/// empty.
+/// reason, and skipped only when the target itself is unreadable. A syntax error, or an
+/// unknown key at the top level, stops everything and comes alone. The `Err` vector is
+/// never empty.
 pub fn parse_all(text: &str) -> Result<SweepConfig, Vec<ConfigError>> {
-    // A UTF-8 byte-order mark (editors on Windows write one) is not part of the document.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // Before the parser: deep nesting makes libyaml's scanner quadratic.
-    crate::nesting::check(text).map_err(|e| vec![e])?;
-    let raw: Option<RawConfig> = read_text(text).map_err(|e| vec![e])?;
-    let Some(raw) = raw else {
-        return Ok(SweepConfig::default());
-    };
-    let mut errors = Vec::new();
-    let goal = keep(
-        &mut errors,
-        raw.goal.as_ref().map(goal::from_raw).transpose(),
-    );
-    // A failed goal still has a usable target most of the time (e.g. only its SLA was
-    // wrong); the workload's checks need nothing else.
-    let target_goal = match &goal {
-        Some(g) => Some(g.clone().unwrap_or_default()),
-        None => goal::stand_in(raw.goal.as_ref()),
-    };
-    let workload = target_goal.and_then(|g| {
-        keep(
-            &mut errors,
-            raw.workload
-                .as_ref()
-                .map(|w| workload::from_raw(w, &g))
-                .transpose(),
-        )
-    });
-    let search_space = keep(
-        &mut errors,
-        raw.search_space.as_ref().map(space::from_raw).transpose(),
-    );
-    let evaluator = keep(
-        &mut errors,
-        raw.evaluator.as_ref().map(evaluator::from_raw).transpose(),
-    );
-    let sweep = keep(
-        &mut errors,
-        raw.sweep.as_ref().map(sweep::from_raw).transpose(),
-    );
-    match (goal, workload, search_space, evaluator, sweep) {
-        (Some(goal), Some(workload), Some(search_space), Some(evaluator), Some(sweep))
-            if errors.is_empty() =>
-        {
-            Ok(SweepConfig {
-                goal: goal.unwrap_or_default(),
-                workload,
-                search_space: search_space.unwrap_or_default(),
-                evaluator,
-                sweep: sweep.unwrap_or_default(),
-            })
-        }
-        _ => Err(errors),
+    let partial = parse_partial(text);
+    if partial.errors.is_empty() {
+        Ok(partial.config)
+    } else {
+        Err(partial.errors)
     }
 }
 
-/// The value of a block, or `None` after recording its error.
-fn keep<T>(errors: &mut Vec<ConfigError>, r: Result<T, ConfigError>) -> Option<T> {
-    r.map_err(|e| errors.push(e)).ok()
+/// One of the config's top-level blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Block {
+    /// `goal:`
+    Goal,
+    /// `workload:`
+    Workload,
+    /// `search_space:`
+    SearchSpace,
+    /// `evaluator:`
+    Evaluator,
+    /// `sweep:`
+    Sweep,
+}
+
+/// A config read block by block ([`parse_partial`]): the blocks that passed their checks,
+/// and the first error of each block that did not.
+#[derive(Debug, Clone, Default)]
+pub struct Partial {
+    /// The config, with every failed block at its default (`workload` and `evaluator`
+    /// `None`); meaningful as a whole only when `errors` is empty.
+    pub config: SweepConfig,
+    /// The first error of each failed block, in block order (or the one syntax error).
+    pub errors: Vec<ConfigError>,
+    /// Which blocks failed, in the order of [`Block`].
+    failed: [bool; 5],
+}
+
+impl Partial {
+    /// Whether `block` failed (a block skipped because the goal's target is unreadable
+    /// counts as failed).
+    pub fn failed(&self, block: Block) -> bool {
+        self.failed[block as usize]
+    }
+}
+
+/// The raw blocks, each read on its own so that one block's structure error leaves the
+/// others readable.
+struct RawBlocks {
+    goal: Result<Option<crate::raw::RawGoal>, ConfigError>,
+    workload: Result<Option<crate::raw::RawWorkload>, ConfigError>,
+    search_space: Result<Option<crate::raw::RawSearchSpace>, ConfigError>,
+    evaluator: Result<Option<crate::raw::RawEvaluator>, ConfigError>,
+    sweep: Result<Option<crate::raw::RawSweep>, ConfigError>,
+}
+
+fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
+    use crate::raw::Skip;
+    let whole = match read_text::<Option<RawConfig>>(text) {
+        Ok(raw) => raw,
+        Err(e) => {
+            // The document's own shape first (a mapping of known blocks): its error comes
+            // alone. Then each block read with the others skipped.
+            read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, Skip>>>(text)?;
+            let blocks = RawBlocks {
+                goal: read_text::<Option<RawConfig<_, Skip, Skip, Skip, Skip>>>(text)
+                    .map(|r| r.and_then(|r| r.goal)),
+                workload: read_text::<Option<RawConfig<Skip, _, Skip, Skip, Skip>>>(text)
+                    .map(|r| r.and_then(|r| r.workload)),
+                search_space: read_text::<Option<RawConfig<Skip, Skip, _, Skip, Skip>>>(text)
+                    .map(|r| r.and_then(|r| r.search_space)),
+                evaluator: read_text::<Option<RawConfig<Skip, Skip, Skip, _, Skip>>>(text)
+                    .map(|r| r.and_then(|r| r.evaluator)),
+                sweep: read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, _>>>(text)
+                    .map(|r| r.and_then(|r| r.sweep)),
+            };
+            let any_failed = blocks.goal.is_err()
+                || blocks.workload.is_err()
+                || blocks.search_space.is_err()
+                || blocks.evaluator.is_err()
+                || blocks.sweep.is_err();
+            // Each block read alone cannot fail less than the whole; should it, the whole's
+            // error is the one to show.
+            return if any_failed { Ok(blocks) } else { Err(e) };
+        }
+    };
+    let whole = whole.unwrap_or(RawConfig {
+        goal: None,
+        workload: None,
+        search_space: None,
+        evaluator: None,
+        sweep: None,
+    });
+    Ok(RawBlocks {
+        goal: Ok(whole.goal),
+        workload: Ok(whole.workload),
+        search_space: Ok(whole.search_space),
+        evaluator: Ok(whole.evaluator),
+        sweep: Ok(whole.sweep),
+    })
+}
+
+/// Reads and checks a config block by block, like [`parse_all`], and keeps the blocks that
+/// passed: a caller can run further checks on them (the CLI's `validate` checks the
+/// evaluator's GPU and model even when the goal is misspelt). A syntax error, or an
+/// unknown key at the top level, fails every block.
+pub fn parse_partial(text: &str) -> Partial {
+    let mut partial = Partial::default();
+    // A UTF-8 byte-order mark (editors on Windows write one) is not part of the document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Before the parser: deep nesting makes libyaml's scanner quadratic.
+    let raw = crate::nesting::check(text).and_then(|()| read_blocks(text));
+    let raw = match raw {
+        Ok(raw) => raw,
+        Err(e) => {
+            partial.errors.push(e);
+            partial.failed = [true; 5];
+            return partial;
+        }
+    };
+    let errors = &mut partial.errors;
+    let failed = &mut partial.failed;
+    let goal = keep(
+        errors,
+        &mut failed[Block::Goal as usize],
+        raw.goal
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|g| g.as_ref().map(goal::from_raw).transpose()),
+    );
+    // A failed goal still has a usable target most of the time (e.g. only its SLA was
+    // wrong); the workload's checks need nothing else.
+    let target_goal = match (&goal, &raw.goal) {
+        (Some(g), _) => Some(g.clone().unwrap_or_default()),
+        (None, Ok(g)) => goal::stand_in(g.as_ref()),
+        (None, Err(_)) => None,
+    };
+    let workload = if let Some(g) = target_goal {
+        keep(
+            errors,
+            &mut failed[Block::Workload as usize],
+            raw.workload
+                .and_then(|w| w.as_ref().map(|w| workload::from_raw(w, &g)).transpose()),
+        )
+    } else {
+        // The workload's rules need the target; its structure error is still shown.
+        if let Err(e) = raw.workload {
+            errors.push(e);
+        }
+        failed[Block::Workload as usize] = true;
+        None
+    };
+    let search_space = keep(
+        errors,
+        &mut failed[Block::SearchSpace as usize],
+        raw.search_space
+            .and_then(|s| s.as_ref().map(space::from_raw).transpose()),
+    );
+    let evaluator = keep(
+        errors,
+        &mut failed[Block::Evaluator as usize],
+        raw.evaluator
+            .and_then(|e| e.as_ref().map(evaluator::from_raw).transpose()),
+    );
+    let sweep = keep(
+        errors,
+        &mut failed[Block::Sweep as usize],
+        raw.sweep
+            .and_then(|s| s.as_ref().map(sweep::from_raw).transpose()),
+    );
+    partial.config = SweepConfig {
+        goal: goal.flatten().unwrap_or_default(),
+        workload: workload.flatten(),
+        search_space: search_space.flatten().unwrap_or_default(),
+        evaluator: evaluator.flatten(),
+        sweep: sweep.flatten().unwrap_or_default(),
+    };
+    partial
+}
+
+/// The value of a block, or `None` after recording its error and marking it failed.
+fn keep<T>(
+    errors: &mut Vec<ConfigError>,
+    failed: &mut bool,
+    r: Result<T, ConfigError>,
+) -> Option<T> {
+    r.map_err(|e| {
+        errors.push(e);
+        *failed = true;
+    })
+    .ok()
 }
 
 /// Reads a file and [`parse`]s it; an unreadable file is [`ConfigError::Io`].

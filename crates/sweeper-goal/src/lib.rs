@@ -65,7 +65,7 @@
 //! - **Errors**: within a block, validation stops at the first failure (in key order of
 //!   the schema). [`parse`] returns the first failing block's error in the order goal,
 //!   workload, search space, evaluator, sweep; [`parse_all`] returns one error per failing
-//!   block (the workload is skipped only when the goal's target itself is unreadable, as
+//!   block, a misspelt key as well as a broken rule (the workload is skipped only when the goal's target itself is unreadable, as
 //!   its range rule needs the target).
 //! - **SLA**: an SLA is allowed under any goal (it is passed to evaluators) and may set any
 //!   subset of its fields; only a goodput objective *requires* `e2e_ms` or the
@@ -147,7 +147,9 @@ mod workload;
 #[cfg(feature = "yaml")]
 mod yaml;
 
-pub use config::{SweepConfig, from_path, from_path_all, parse, parse_all};
+pub use config::{
+    Block, Partial, SweepConfig, from_path, from_path_all, parse, parse_all, parse_partial,
+};
 pub use error::{ConfigError, IoError, Location};
 pub use evaluator::{EvaluatorConfig, EvaluatorKind};
 pub use goal::{DEFAULT_PARETO_OBJECTIVES, Goal, Sla};

@@ -206,13 +206,22 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OrderedMap<T> {
     deny_unknown_fields,
     expecting = "a mapping with keys goal, workload, search_space, evaluator, sweep"
 )]
-pub(crate) struct RawConfig {
-    pub(crate) goal: Option<RawGoal>,
-    pub(crate) workload: Option<RawWorkload>,
-    pub(crate) search_space: Option<RawSearchSpace>,
-    pub(crate) evaluator: Option<RawEvaluator>,
-    pub(crate) sweep: Option<RawSweep>,
+pub(crate) struct RawConfig<
+    G = RawGoal,
+    W = RawWorkload,
+    S = RawSearchSpace,
+    E = RawEvaluator,
+    Sw = RawSweep,
+> {
+    pub(crate) goal: Option<G>,
+    pub(crate) workload: Option<W>,
+    pub(crate) search_space: Option<S>,
+    pub(crate) evaluator: Option<E>,
+    pub(crate) sweep: Option<Sw>,
 }
+
+/// Any value, unread: a block skipped while another block is read on its own.
+pub(crate) type Skip = serde::de::IgnoredAny;
 
 /// `goal:` as written.
 #[derive(Debug, Deserialize)]

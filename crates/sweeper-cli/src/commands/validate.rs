@@ -37,22 +37,32 @@ pub(crate) struct Args {
 pub(crate) fn run(args: &Args) -> CliResult {
     let text = super::read_config_text(&args.config)?;
     let file = super::input_name(&args.config);
-    let cfg = sweeper_goal::parse_all(&text).map_err(|errors| match errors.as_slice() {
-        [e @ ConfigError::Io { .. }] => CliError::io(e.to_string()),
-        [e] => CliError::invalid(format!("{file}: invalid config: {e}")),
+    // Every block is read and checked on its own, and what `sweeper run` checks before its
+    // first trial (the search space the sampler can represent, the built-in model's presets
+    // and keys, the evaluator's program) runs on the blocks that passed: one pass names
+    // every block's first error.
+    let partial = sweeper_goal::parse_partial(&text);
+    if let [e @ ConfigError::Io { .. }] = partial.errors.as_slice() {
+        return Err(CliError::io(e.to_string()));
+    }
+    let mut errors: Vec<String> = partial.errors.iter().map(ToString::to_string).collect();
+    errors.extend(
+        sweeper_eval::check_runnable_partial(&partial)
+            .iter()
+            .map(ToString::to_string),
+    );
+    match errors.as_slice() {
+        [] => {}
+        [e] => return Err(CliError::invalid(format!("{file}: invalid config: {e}"))),
         _ => {
             let mut message = format!("{file}: invalid config, {} errors:", errors.len());
             for e in &errors {
                 let _ = write!(message, "\n  {e}");
             }
-            CliError::invalid(message)
+            return Err(CliError::invalid(message));
         }
-    })?;
-    // What `sweeper run` checks before its first trial, checked here too: the search space
-    // the sampler can represent, the built-in model's presets and keys, the evaluator's
-    // program.
-    sweeper_eval::check_runnable(&cfg)
-        .map_err(|e| CliError::invalid(format!("{file}: invalid config: {e}")))?;
+    }
+    let cfg = partial.config;
     let out = match args.format {
         Format::Json => {
             let mut text = serde_json::to_string_pretty(&summary_json(&file, &cfg))

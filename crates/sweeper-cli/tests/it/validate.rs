@@ -287,3 +287,23 @@ fn validate_refuses_what_run_would_refuse_before_its_first_trial() {
         assert!(out.stdout.is_empty(), "{body}");
     }
 }
+
+#[test]
+fn one_pass_names_a_misspelt_target_a_misspelt_workload_key_and_an_unknown_gpu() {
+    // Issue 36 item 5: three mistakes in three blocks, one a structure error (an unknown
+    // key) and one only the evaluator's run-time check finds, all in one run.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(
+        dir.path(),
+        "three.yaml",
+        "goal:\n  target: paretto\nworkload:\n  isl: 4000\n  osll: 500\n  num_request_ratio: 10\n  kv_load_ratio: [0.05, 1.0]\nsearch_space:\n  gpu_budget: 16\n  used_gpus: [tp]\n  parameters:\n    tp: {values: [1, 2, 4, 8]}\nevaluator:\n  builtin: {model: qwen3-32b-fp8, gpu: h2000}\n",
+    );
+    let out = validate(&[&cfg]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr).replace(&cfg, "[CONFIG]");
+    assert_eq!(
+        err,
+        "sweeper: error: [CONFIG]: invalid config, 3 errors:\n  goal.target: unknown target \"paretto\"; expected one of throughput, throughput_per_gpu, throughput_per_user, e2e_latency, goodput, goodput_per_gpu, pareto\n  workload.osll: unknown key `osll` (line 5, column 3); did you mean `osl`? expected `trace_path`, `replay_concurrency`, `isl`, `osl`, `num_request_ratio`, `request_rate`, `concurrency`, `kv_load_ratio`\n  evaluator.builtin.gpu: unknown gpu preset `h2000` (known: b200, h100, h200)\n"
+    );
+}

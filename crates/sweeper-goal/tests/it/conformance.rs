@@ -221,3 +221,37 @@ fn replay_concurrency_is_for_trace_workloads_and_request_counts_must_fit() {
         Some(1_000_000_000_000_000_000)
     );
 }
+
+#[test]
+fn parse_all_reports_a_structure_error_beside_other_blocks_errors() {
+    // An unknown key in one block used to stop the read: the other blocks' errors came one
+    // run later (issue 36 item 5).
+    let errors = sweeper_goal::parse_all(
+        "goal: {target: paretto}\nworkload: {isl: 10, osll: 10}\nsweep: {seed: -1, bogus: 1}\nsearch_space: {gpu_budget: 0}\n",
+    )
+    .unwrap_err();
+    let got: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|e| (e.rule(), e.path().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("unknown_target", "goal.target"),
+            ("unknown_key", "workload.osll"),
+            ("out_of_range", "search_space.gpu_budget"),
+            ("unknown_key", "sweep.bogus"),
+        ]
+    );
+    // an unknown top-level block comes alone, as before
+    let errors = sweeper_goal::parse_all("goal: {target: paretto}\nworkloads: {}\n").unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].rule(), "unknown_key");
+    // the blocks that passed are kept
+    let partial = sweeper_goal::parse_partial(
+        "goal: {target: paretto}\nevaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}\n",
+    );
+    assert!(partial.failed(sweeper_goal::Block::Goal));
+    assert!(!partial.failed(sweeper_goal::Block::Evaluator));
+    assert!(partial.config.evaluator.is_some());
+}
