@@ -81,8 +81,12 @@
 //! | `seed` | 0 | seed of the per-request variation |
 //! | `calibration` | see [`Calibration`] | achieved fractions of peak, fixed latencies |
 //!
-//! Built-in presets: `llama3-8b-{fp8,bf16}`, `qwen3-32b-{fp8,bf16}`,
-//! `llama3-70b-{fp8,bf16}`; GPUs `h100`, `h200`, `b200` (SXM spec-sheet figures).
+//! Presets are the cards of `sweeper-cards` (dense: `llama3-8b-{fp8,bf16}`,
+//! `qwen3-32b-{fp8,bf16}`, `llama3-70b-{fp8,bf16}`; GPUs `h100`, `h200`, `b200`, `gb200`,
+//! `b300`). Its mixture-of-experts presets (`qwen3-30b-a3b-fp8`, `qwen3-235b-a22b-fp8`,
+//! `deepseek-r1-fp8`, `gpt-oss-120b`) are answered *unsupported*, as is a candidate with
+//! `deployment_mode: disagg` or `attention_dp`, `moe_tp`, `moe_ep` or `pp` above 1: the
+//! message names what the model lacks.
 //!
 //! # The report
 //!
@@ -136,7 +140,8 @@
 mod model;
 mod spec;
 
-pub use spec::{Calibration, Dtype, GpuSpec, ModelSpec, gpu_presets, model_presets};
+pub use spec::Calibration;
+pub use sweeper_cards::{Dtype, GpuSpec, ModelSpec, gpu_presets, model_presets};
 
 use model::{Rates, SteadyState};
 use serde_json::Value;
@@ -180,6 +185,36 @@ impl BuiltinError {
             message: message.into(),
         }
     }
+}
+
+/// What the model cannot represent about this card or candidate, if anything.
+fn lacks(m: &ModelSpec, params: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    if params
+        .get("deployment_mode")
+        .and_then(serde_json::Value::as_str)
+        == Some("disagg")
+    {
+        return Some("disaggregated prefill/decode (deployment_mode disagg)".to_owned());
+    }
+    for key in ["attention_dp", "moe_tp", "moe_ep", "pp"] {
+        if params
+            .get(key)
+            .and_then(serde_json::Value::as_f64)
+            .is_some_and(|v| v > 1.0)
+        {
+            return Some(format!("{key} > 1"));
+        }
+    }
+    if m.moe.is_some() {
+        return Some("mixture-of-experts models (the card has a `moe` block)".to_owned());
+    }
+    if m.mla.is_some() {
+        return Some("multi-head latent attention (the card has an `mla` block)".to_owned());
+    }
+    if m.dtype.is_4bit() {
+        return Some("4-bit weights".to_owned());
+    }
+    None
 }
 
 /// The built-in analytic serving model (see the module docs).
@@ -241,6 +276,11 @@ impl BuiltinEvaluator {
         let work = Workload::parse(request.workload.as_ref())?;
 
         let m = &s.model;
+        if let Some(lacks) = lacks(m, params) {
+            return Err(EvalOutcome::Unsupported(format!(
+                "the built-in model does not model {lacks} yet; use an external evaluator (examples/evaluators/) for this candidate"
+            )));
+        }
         if !m.heads.is_multiple_of(tp) || !m.kv_heads.is_multiple_of(tp) {
             return Err(EvalOutcome::Unsupported(format!(
                 "tp {tp} does not divide the {} attention heads and {} kv heads of {}",
@@ -671,6 +711,35 @@ mod tests {
             EvalOutcome::Report(r) => r,
             other => panic!("expected a report, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn disagg_moe_and_attention_dp_are_unsupported_and_named() {
+        let dense = BuiltinEvaluator::from_config(&json!({})).unwrap();
+        for (params, lacks) in [
+            (
+                json!({"deployment_mode": "disagg", "prefill_tp": 1}),
+                "disaggregated",
+            ),
+            (json!({"tp": 1, "attention_dp": 2}), "attention_dp > 1"),
+            (json!({"tp": 2, "moe_ep": 2}), "moe_ep > 1"),
+        ] {
+            let outcome = dense.evaluate(0, &request(&params, Some(8), None));
+            assert!(
+                matches!(&outcome, EvalOutcome::Unsupported(m) if m.contains(lacks)),
+                "{outcome:?}"
+            );
+        }
+        // an aggregated dense candidate with the flat keys of a topology still runs
+        let flat = json!({"deployment_mode": "agg", "tp": 2, "attention_dp": 1, "moe_tp": 1,
+                          "moe_ep": 1, "pp": 1, "replicas": 1, "strategy": "tp"});
+        report(dense.evaluate(0, &request(&flat, Some(8), None)));
+        let moe = BuiltinEvaluator::from_config(&json!({"model": "qwen3-30b-a3b-fp8"})).unwrap();
+        let outcome = moe.evaluate(0, &request(&json!({"tp": 1}), Some(8), None));
+        assert!(
+            matches!(&outcome, EvalOutcome::Unsupported(m) if m.contains("mixture-of-experts")),
+            "{outcome:?}"
+        );
     }
 
     #[test]

@@ -35,10 +35,7 @@ pub(crate) struct Rates {
 impl Rates {
     pub(crate) fn new(s: &Settings) -> Rates {
         let c = &s.calibration;
-        let peak_tflops = match s.model.dtype {
-            super::Dtype::Fp8 => s.gpu.fp8_tflops,
-            super::Dtype::Bf16 => s.gpu.bf16_tflops,
-        };
+        let peak_tflops = s.gpu.tflops(s.model.dtype);
         Rates {
             bandwidth: s.gpu.hbm_tb_s * 1e12 * c.memory_efficiency,
             flops: peak_tflops * 1e12 * c.compute_efficiency,

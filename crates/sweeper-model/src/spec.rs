@@ -1,176 +1,26 @@
 //! Model and GPU presets, and the `evaluator.builtin` config block.
 //!
-//! Presets are JSON data files compiled into the binary (`crates/sweeper-model/data/`); a
+//! Presets are the cards of `sweeper-cards` (its `data/` files); a
 //! config adds or overrides one by name under `models:` / `gpus:`. Every struct rejects
 //! unknown keys, and every error names its key path from `evaluator.builtin.`.
 
 use super::BuiltinError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-
-const MODELS_JSON: &str = include_str!("../data/models.json");
-const GPUS_JSON: &str = include_str!("../data/gpus.json");
+use sweeper_cards::{CardError, GpuSpec, ModelSpec, gpu_presets, model_presets};
 
 /// Root of every key path in errors.
 pub(crate) const ROOT: &str = "evaluator.builtin";
 
-/// Number format of weights (and, by default, of the KV cache).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dtype {
-    /// 8-bit floating point: one byte per value, FP8 tensor-core throughput.
-    Fp8,
-    /// bfloat16: two bytes per value, BF16 tensor-core throughput.
-    Bf16,
-}
-
-impl Dtype {
-    /// Bytes per stored value.
-    pub fn bytes(self) -> f64 {
-        match self {
-            Dtype::Fp8 => 1.0,
-            Dtype::Bf16 => 2.0,
+impl From<CardError> for BuiltinError {
+    fn from(e: CardError) -> BuiltinError {
+        match e {
+            CardError::Invalid { path, message } => BuiltinError::Invalid { path, message },
+            other => BuiltinError::Invalid {
+                path: ROOT.to_owned(),
+                message: other.to_string(),
+            },
         }
-    }
-}
-
-/// A dense decoder-only transformer (grouped-query attention, gated MLP).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct ModelSpec {
-    /// Name shown in plot titles; defaults to the preset key.
-    #[serde(default)]
-    pub display_name: Option<String>,
-    /// Transformer layers.
-    pub layers: u64,
-    /// Hidden size.
-    pub hidden: u64,
-    /// Attention (query) heads.
-    pub heads: u64,
-    /// Key/value heads (grouped-query attention).
-    pub kv_heads: u64,
-    /// Dimension of one head.
-    pub head_dim: u64,
-    /// MLP intermediate size (gate, up and down projections).
-    pub intermediate: u64,
-    /// Vocabulary size (input embedding and output head).
-    pub vocab: u64,
-    /// Weight format; GEMMs run at this format's tensor-core throughput.
-    pub dtype: Dtype,
-    /// KV-cache format; defaults to `dtype`.
-    #[serde(default)]
-    pub kv_dtype: Option<Dtype>,
-    /// Whether the output head shares the input embedding's weights.
-    #[serde(default)]
-    pub tie_embeddings: bool,
-}
-
-impl ModelSpec {
-    /// Weights of one layer's projections (q, k, v, o and the three MLP matrices), in values.
-    pub fn layer_params(&self) -> f64 {
-        let q = (self.hidden * self.heads * self.head_dim) as f64;
-        let kv = 2.0 * (self.hidden * self.kv_heads * self.head_dim) as f64;
-        let o = (self.heads * self.head_dim * self.hidden) as f64;
-        let mlp = 3.0 * (self.hidden * self.intermediate) as f64;
-        q + kv + o + mlp
-    }
-
-    /// Weights of the output head, in values.
-    pub fn head_params(&self) -> f64 {
-        (self.vocab * self.hidden) as f64
-    }
-
-    /// All weights, in values (layers, output head, and the input embedding unless tied).
-    pub fn total_params(&self) -> f64 {
-        let embedding = if self.tie_embeddings {
-            0.0
-        } else {
-            self.head_params()
-        };
-        self.layers as f64 * self.layer_params() + self.head_params() + embedding
-    }
-
-    /// Bytes of all weights.
-    pub fn weight_bytes(&self) -> f64 {
-        self.total_params() * self.dtype.bytes()
-    }
-
-    /// KV-cache bytes one token occupies across all ranks (keys and values, every layer).
-    pub fn kv_bytes_per_token(&self) -> f64 {
-        let kv = self.kv_dtype.unwrap_or(self.dtype);
-        2.0 * (self.layers * self.kv_heads * self.head_dim) as f64 * kv.bytes()
-    }
-
-    fn check(&self, path: &str) -> Result<(), BuiltinError> {
-        let fields = [
-            ("layers", self.layers),
-            ("hidden", self.hidden),
-            ("heads", self.heads),
-            ("kv_heads", self.kv_heads),
-            ("head_dim", self.head_dim),
-            ("intermediate", self.intermediate),
-            ("vocab", self.vocab),
-        ];
-        for (name, value) in fields {
-            if value == 0 {
-                return Err(BuiltinError::invalid(
-                    format!("{path}.{name}"),
-                    "must be an integer > 0",
-                ));
-            }
-        }
-        if !self.heads.is_multiple_of(self.kv_heads) {
-            return Err(BuiltinError::invalid(
-                format!("{path}.kv_heads"),
-                format!(
-                    "{} attention heads are not a multiple of {} kv heads",
-                    self.heads, self.kv_heads
-                ),
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// One GPU, from its public spec sheet.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct GpuSpec {
-    /// Name shown in plot titles; defaults to the preset key.
-    #[serde(default)]
-    pub display_name: Option<String>,
-    /// HBM capacity, GB (10^9 bytes).
-    pub hbm_gb: f64,
-    /// HBM bandwidth, TB/s.
-    pub hbm_tb_s: f64,
-    /// Dense FP8 tensor throughput, TFLOPS (without sparsity).
-    pub fp8_tflops: f64,
-    /// Dense BF16 tensor throughput, TFLOPS (without sparsity).
-    pub bf16_tflops: f64,
-    /// `NVLink` bandwidth per GPU, GB/s, both directions together (as spec sheets quote it).
-    pub nvlink_gb_s: f64,
-}
-
-impl GpuSpec {
-    fn check(&self, path: &str) -> Result<(), BuiltinError> {
-        let fields = [
-            ("hbm_gb", self.hbm_gb),
-            ("hbm_tb_s", self.hbm_tb_s),
-            ("fp8_tflops", self.fp8_tflops),
-            ("bf16_tflops", self.bf16_tflops),
-            ("nvlink_gb_s", self.nvlink_gb_s),
-        ];
-        for (name, value) in fields {
-            if !(value.is_finite() && value > 0.0) {
-                return Err(BuiltinError::invalid(
-                    format!("{path}.{name}"),
-                    "must be a finite number > 0",
-                ));
-            }
-        }
-        Ok(())
     }
 }
 
@@ -281,16 +131,6 @@ pub(crate) const KEYS: [&str; 10] = [
     "seed",
     "calibration",
 ];
-
-/// The built-in model presets (parsed from the compiled-in data file).
-pub fn model_presets() -> BTreeMap<String, ModelSpec> {
-    serde_json::from_str(MODELS_JSON).unwrap_or_default()
-}
-
-/// The built-in GPU presets (parsed from the compiled-in data file).
-pub fn gpu_presets() -> BTreeMap<String, GpuSpec> {
-    serde_json::from_str(GPUS_JSON).unwrap_or_default()
-}
 
 fn typed<T: serde::de::DeserializeOwned>(
     value: &serde_json::Value,
@@ -511,7 +351,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("evaluator.builtin.gpu"), "{e}");
-        assert!(e.contains("b200, h100, h200"), "{e}");
+        assert!(e.contains("(known: b200, b300, gb200, h100, h200)"), "{e}");
         let e = Settings::parse(&json!({"models": {"m": {"layers": 1, "color": 3}}}))
             .unwrap_err()
             .to_string();
