@@ -11,10 +11,14 @@
 //! GPU.
 //!
 //! ```text
-//! cargo xtask model-check [--split check|calibration|all] [--points FILE.csv]
+//! cargo xtask model-check [--split check|calibration|all] [--points FILE.csv] [--calibration JSON]
 //! ```
 //!
-//! `--points` writes every evaluated point (inputs, targets, the model's values) as CSV.
+//! `--points` writes every evaluated point (inputs, targets, the model's values) as CSV;
+//! `--calibration` overrides keys of the model's `calibration` block (to fit them on the
+//! calibration split). aiconfigurator's points run as a steady state (`num_request_ratio`
+//! 1000: its estimates have no first wave of simultaneous prompts); the measured runs
+//! with the ten requests per client `InferenceMAX` sends.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -39,6 +43,9 @@ struct Point {
     isl: u64,
     osl: u64,
     concurrency: u64,
+    /// Requests of the run per client: aiconfigurator estimates the steady state (no first
+    /// wave), `InferenceMAX` runs ten requests per client.
+    num_request_ratio: f64,
     params: serde_json::Map<String, Value>,
     target: [f64; 4],
 }
@@ -149,6 +156,7 @@ fn aiconfigurator_points(path: &Path) -> anyhow::Result<Vec<Point>> {
             isl: int(&row, "isl")?,
             osl: int(&row, "osl")?,
             concurrency: int(&row, "concurrency")?.max(1),
+            num_request_ratio: 1000.0,
             params,
             target: [
                 num(&row, "tok_s_gpu")?,
@@ -200,6 +208,7 @@ fn inferencemax_points(path: &Path) -> anyhow::Result<Vec<Point>> {
             isl: int(&row, "isl")?,
             osl: int(&row, "osl")?,
             concurrency: conc.max(1),
+            num_request_ratio: 10.0,
             params,
             target: [
                 tok_s_gpu,
@@ -215,13 +224,17 @@ fn inferencemax_points(path: &Path) -> anyhow::Result<Vec<Point>> {
 /// Evaluates one point with the built-in model (evaluators cached per model and GPU).
 fn evaluate(
     cache: &mut BTreeMap<(String, String), Result<BuiltinEvaluator, String>>,
+    calibration: &Value,
     p: &Point,
 ) -> Ours {
     let model = cache
         .entry((p.model.clone(), p.gpu.clone()))
         .or_insert_with(|| {
-            BuiltinEvaluator::from_config(&json!({"model": p.model, "gpu": p.gpu}))
-                .map_err(|e| e.to_string())
+            let mut config = json!({"model": p.model, "gpu": p.gpu});
+            if !calibration.is_null() {
+                config["calibration"] = calibration.clone();
+            }
+            BuiltinEvaluator::from_config(&config).map_err(|e| e.to_string())
         })
         .as_ref()
         .map_err(Clone::clone)?;
@@ -230,7 +243,7 @@ fn evaluate(
     request.workload = Some(sweeper_goal::Workload::Synthetic {
         isl: p.isl,
         osl: p.osl,
-        num_request_ratio: 10.0,
+        num_request_ratio: p.num_request_ratio,
         load: sweeper_goal::Load::Concurrency(p.concurrency),
     });
     match model.evaluate(0, &request) {
@@ -442,14 +455,19 @@ fn write_points(path: &str, points: &[(&Point, &Ours)]) -> anyhow::Result<()> {
 pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     let mut split = "check".to_owned();
     let mut dump = None;
+    let mut calibration = Value::Null;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().with_context(|| format!("{a} needs a value"));
         match a.as_str() {
             "--split" => split.clone_from(value()?),
             "--points" => dump = Some(value()?.clone()),
+            "--calibration" => {
+                calibration = serde_json::from_str(value()?)
+                    .context("--calibration takes a JSON object of calibration keys")?;
+            }
             other => bail!(
-                "unknown argument {other}; usage: model-check [--split check|calibration|all] [--points OUT.csv]"
+                "unknown argument {other}; usage: model-check [--split check|calibration|all] [--points OUT.csv] [--calibration JSON]"
             ),
         }
     }
@@ -464,7 +482,10 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     points.retain(|p| split == "all" || p.split == split);
     let mut cache = BTreeMap::new();
     let started = std::time::Instant::now();
-    let ours: Vec<Ours> = points.iter().map(|p| evaluate(&mut cache, p)).collect();
+    let ours: Vec<Ours> = points
+        .iter()
+        .map(|p| evaluate(&mut cache, &calibration, p))
+        .collect();
     let elapsed = started.elapsed();
     let pairs: Vec<(&Point, &Ours)> = points.iter().zip(&ours).collect();
     if let Some(path) = dump {

@@ -137,12 +137,15 @@
 //! assert!(report["output_throughput_tok_s"] > 0.0);
 //! ```
 
+mod candidate;
+mod disagg;
 mod model;
 mod spec;
 
 pub use spec::Calibration;
 pub use sweeper_cards::{Dtype, GpuSpec, ModelSpec, gpu_presets, model_presets};
 
+use candidate::Deployment;
 use model::{Rates, SteadyState};
 use serde_json::Value;
 use spec::Settings;
@@ -185,36 +188,6 @@ impl BuiltinError {
             message: message.into(),
         }
     }
-}
-
-/// What the model cannot represent about this card or candidate, if anything.
-fn lacks(m: &ModelSpec, params: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
-    if params
-        .get("deployment_mode")
-        .and_then(serde_json::Value::as_str)
-        == Some("disagg")
-    {
-        return Some("disaggregated prefill/decode (deployment_mode disagg)".to_owned());
-    }
-    for key in ["attention_dp", "moe_tp", "moe_ep", "pp"] {
-        if params
-            .get(key)
-            .and_then(serde_json::Value::as_f64)
-            .is_some_and(|v| v > 1.0)
-        {
-            return Some(format!("{key} > 1"));
-        }
-    }
-    if m.moe.is_some() {
-        return Some("mixture-of-experts models (the card has a `moe` block)".to_owned());
-    }
-    if m.mla.is_some() {
-        return Some("multi-head latent attention (the card has an `mla` block)".to_owned());
-    }
-    if m.dtype.is_4bit() {
-        return Some("4-bit weights".to_owned());
-    }
-    None
 }
 
 /// The built-in analytic serving model (see the module docs).
@@ -270,38 +243,31 @@ impl BuiltinEvaluator {
     fn try_run(&self, request: &EvalRequest) -> Result<RawReport, EvalOutcome> {
         let s = &self.settings;
         let params = &request.parameters;
-        let tp = int_param(params, "tp", 1)?;
-        let replicas = int_param(params, "replicas", 1)?;
-        let max_batch = int_param(params, "max_batch_size", 256)?;
         let work = Workload::parse(request.workload.as_ref())?;
-
-        let m = &s.model;
-        if let Some(lacks) = lacks(m, params) {
-            return Err(EvalOutcome::Unsupported(format!(
-                "the built-in model does not model {lacks} yet; use an external evaluator (examples/evaluators/) for this candidate"
-            )));
-        }
-        if !m.heads.is_multiple_of(tp) || !m.kv_heads.is_multiple_of(tp) {
-            return Err(EvalOutcome::Unsupported(format!(
-                "tp {tp} does not divide the {} attention heads and {} kv heads of {}",
-                m.heads, m.kv_heads, s.model_name
-            )));
-        }
-        let Some(kv_per_rank) = model::kv_tokens_per_rank(s, tp) else {
-            return Err(EvalOutcome::Unsupported(format!(
-                "the weights of {} ({:.1} GB, {:.1} GB per rank at tp {tp}) do not fit the {:.0} GB of one {}",
-                s.model_name,
-                m.weight_bytes() / 1e9,
-                m.weight_bytes() / 1e9 / tp as f64,
-                s.gpu.hbm_gb,
-                s.gpu_name
-            )));
+        let backend = candidate::backend(params)?;
+        let deployment = candidate::deployment(s, params)?;
+        let per_request = tokens_per_request(work.isl, work.osl).max(1);
+        // The role whose KV cache holds the requests and converts the load (SPEC 5): the
+        // aggregated workers, or the decode pool.
+        let (role_name, kv_role) = match deployment {
+            Deployment::Agg(role) => ("aggregated", role),
+            Deployment::Disagg { prefill, decode } => {
+                let plan = self.fits(backend, prefill, "prefill")?;
+                if plan.kv_tokens_per_rank < work.isl {
+                    return Err(EvalOutcome::Infeasible(format!(
+                        "infeasible: each prefill rank holds {} KV tokens, fewer than the {} tokens of one prompt; give the prefill workers more GPUs or use a larger GPU",
+                        plan.kv_tokens_per_rank, work.isl
+                    )));
+                }
+                ("decode", decode)
+            }
         };
+        let plan = self.fits(backend, kv_role, role_name)?;
         let role = KvRole {
-            kv_tokens_per_rank: kv_per_rank,
+            kv_tokens_per_rank: plan.kv_tokens_per_rank,
             block_size: s.block_size,
-            attention_dp: 1,
-            replicas,
+            attention_dp: kv_role.shape.attention_dp,
+            replicas: kv_role.replicas,
         };
         let load = Load::pick(request, &work)?;
         let ratio = match load {
@@ -309,48 +275,125 @@ impl BuiltinEvaluator {
             Load::Clients(_) | Load::Rate(_) => 1.0,
         };
         // Also the capacity check of SPEC 5 for a fixed load: below one request, infeasible.
-        let converted = concurrency_for_ratio("aggregated", role, work.isl, work.osl, ratio)
+        let converted = concurrency_for_ratio(role_name, role, work.isl, work.osl, ratio)
             .map_err(|e| EvalOutcome::Infeasible(e.to_string()))?;
         let kv_tokens = role.kv_tokens();
-        let per_request = tokens_per_request(work.isl, work.osl).max(1);
-        let replica_tokens = kv_tokens / replicas;
-        let kv_slots = replica_tokens / per_request;
-        if kv_slots < 1 {
+        // A request lives on one attention rank: each rank must hold one.
+        let rank_tokens = kv_tokens / kv_role.replicas / kv_role.shape.attention_dp;
+        let rank_slots = rank_tokens / per_request;
+        if rank_slots < 1 {
             return Err(EvalOutcome::Infeasible(format!(
-                "infeasible: each aggregated replica holds {replica_tokens} KV tokens, fewer than the {per_request} tokens one request needs (isl + osl/2)"
+                "infeasible: each {role_name} rank holds {rank_tokens} KV tokens, fewer than the {per_request} tokens one request needs (isl + osl/2); give the workers more GPUs, use a larger GPU or shorter requests"
             )));
         }
-
+        let slots = (kv_role.max_batch.min(rank_slots) * kv_role.shape.attention_dp) as f64;
         let (isl, osl) = (work.isl as f64, work.osl as f64);
-        let slots = (max_batch.min(kv_slots)) as f64;
-        let tpf = tp as f64;
         let sla = Sla::parse(request.sla.as_ref())?;
-        let (ss, requests, first_wave, load_key, completion_rate) = match load {
-            Load::Clients(_) | Load::Ratio(_) => {
-                let concurrency = match load {
-                    Load::Clients(c) => c,
-                    _ => converted.concurrency,
-                };
-                let clients = concurrency as f64 / replicas as f64;
-                let ss = model::steady_state(s, &self.rates, tpf, clients, slots, isl, osl);
-                let requests = request_count(work.num_request_ratio, concurrency as f64);
-                (ss, requests, concurrency, concurrency, ss.request_rate)
-            }
-            Load::Rate(rate) => {
-                let requests = request_count(work.num_request_ratio, rate);
-                let (ss, served) = model::open_loop(
-                    s,
-                    &self.rates,
-                    tpf,
-                    rate / replicas as f64,
-                    slots,
-                    isl,
-                    osl,
-                    requests as f64 / replicas as f64,
-                );
-                (ss, requests, 0, rate.to_bits(), served)
-            }
-        };
+        let replicas = kv_role.replicas;
+        let (ss, requests, first_wave, load_key, completion_rate, lanes, used_gpus) =
+            match deployment {
+                Deployment::Agg(role) => {
+                    let shape = role.shape;
+                    match load {
+                        Load::Clients(_) | Load::Ratio(_) => {
+                            let concurrency = match load {
+                                Load::Clients(c) => c,
+                                _ => converted.concurrency,
+                            };
+                            let clients = concurrency as f64 / replicas as f64;
+                            let ss = model::steady_state(
+                                s,
+                                &self.rates,
+                                shape,
+                                clients,
+                                slots,
+                                isl,
+                                osl,
+                            );
+                            let requests =
+                                request_count(work.num_request_ratio, concurrency as f64);
+                            let rate = ss.request_rate * replicas as f64;
+                            let (ss, lanes) = per_rank(ss, role);
+                            (
+                                ss,
+                                requests,
+                                concurrency,
+                                concurrency,
+                                rate,
+                                lanes,
+                                role.gpus(),
+                            )
+                        }
+                        Load::Rate(rate) => {
+                            let requests = request_count(work.num_request_ratio, rate);
+                            let (ss, served) = model::open_loop(
+                                s,
+                                &self.rates,
+                                shape,
+                                rate / replicas as f64,
+                                slots,
+                                isl,
+                                osl,
+                                requests as f64 / replicas as f64,
+                            );
+                            let served = served * replicas as f64;
+                            let (ss, lanes) = per_rank(ss, role);
+                            (ss, requests, 0, rate.to_bits(), served, lanes, role.gpus())
+                        }
+                    }
+                }
+                Deployment::Disagg { prefill, decode } => {
+                    let pools = disagg::Pools {
+                        s,
+                        r: &self.rates,
+                        prefill,
+                        decode,
+                        decode_slots: slots,
+                        isl,
+                        osl,
+                    };
+                    let gpus = prefill.gpus().saturating_add(decode.gpus());
+                    match load {
+                        Load::Clients(_) | Load::Ratio(_) => {
+                            let concurrency = match load {
+                                Load::Clients(c) => c,
+                                _ => converted.concurrency,
+                            };
+                            let d = pools.closed_loop(concurrency as f64);
+                            let requests =
+                                request_count(work.num_request_ratio, concurrency as f64);
+                            let lanes = d.prefill_lanes.max(1);
+                            let ss = SteadyState {
+                                active: concurrency as f64 / lanes as f64 + 1.0,
+                                ..d.ss
+                            };
+                            (
+                                ss,
+                                requests,
+                                concurrency,
+                                concurrency,
+                                d.request_rate,
+                                lanes,
+                                gpus,
+                            )
+                        }
+                        Load::Rate(rate) => {
+                            let requests = request_count(work.num_request_ratio, rate);
+                            let d = pools.open_loop(rate, requests as f64);
+                            let lanes = d.prefill_lanes.max(1);
+                            (
+                                d.ss,
+                                requests,
+                                0,
+                                rate.to_bits(),
+                                d.request_rate,
+                                lanes,
+                                gpus,
+                            )
+                        }
+                    }
+                }
+            };
         let seed = candidate_seed(s.seed, request, load_key);
         let sampled = sample_requests(
             &ss,
@@ -358,20 +401,21 @@ impl BuiltinEvaluator {
             seed,
             requests,
             first_wave,
-            replicas,
+            lanes,
             isl,
             osl,
+            s.calibration.request_overhead_ms / 1000.0,
             &sla,
         );
         let concurrency = match load {
             Load::Clients(c) => c as f64,
             Load::Ratio(_) => converted.concurrency as f64,
             // Little's law: requests in flight on average.
-            Load::Rate(_) => replicas as f64 * completion_rate * sampled.e2e_ms / 1000.0,
+            Load::Rate(_) => completion_rate * sampled.e2e_ms / 1000.0,
         };
 
-        let used_gpus = tp.saturating_mul(replicas) as f64;
-        let throughput = replicas as f64 * completion_rate * osl;
+        let used_gpus = used_gpus as f64;
+        let throughput = completion_rate * osl;
         let duration_ms = requests as f64 * osl / throughput * 1000.0;
         let mut report = RawReport::new();
         report.insert("output_throughput_tok_s".into(), throughput);
@@ -385,6 +429,7 @@ impl BuiltinEvaluator {
         );
         report.insert("mean_ttft_ms".into(), sampled.ttft_ms);
         report.insert("mean_tpot_ms".into(), sampled.tpot_ms);
+        report.insert("mean_itl_ms".into(), sampled.tpot_ms);
         report.insert("mean_e2e_latency_ms".into(), sampled.e2e_ms);
         report.insert("duration_ms".into(), duration_ms);
         report.insert("gpu_hours".into(), used_gpus * duration_ms / 3_600_000.0);
@@ -400,34 +445,38 @@ impl BuiltinEvaluator {
         }
         Ok(report)
     }
+
+    /// The memory plan of one rank of `role`; *unsupported* when its weights alone do not
+    /// fit in HBM.
+    fn fits(
+        &self,
+        backend: candidate::Backend,
+        role: candidate::Role,
+        name: &str,
+    ) -> Result<sweeper_cards::MemoryPlan, EvalOutcome> {
+        let s = &self.settings;
+        let plan = candidate::memory(s, backend, role.shape);
+        if plan.weight_bytes >= plan.capacity_bytes {
+            return Err(EvalOutcome::Unsupported(format!(
+                "the weights of {} ({:.1} GB, {:.1} GB per rank of the {name} shape tp {} attention_dp {} moe_tp {} moe_ep {}) do not fit the {:.0} GB of one {}; use more GPUs per worker",
+                s.model_name,
+                s.model.weight_bytes() / 1e9,
+                plan.weight_bytes / 1e9,
+                role.shape.tp,
+                role.shape.attention_dp,
+                role.shape.moe_tp,
+                role.shape.moe_ep,
+                s.gpu.hbm_gb,
+                s.gpu_name
+            )));
+        }
+        Ok(plan)
+    }
 }
 
 impl Evaluator for BuiltinEvaluator {
     fn evaluate(&self, _worker: usize, request: &EvalRequest) -> EvalOutcome {
         self.run(request)
-    }
-}
-
-/// Reads a positive integer parameter (integral floats such as `2.0` are accepted).
-fn int_param(
-    params: &serde_json::Map<String, Value>,
-    key: &str,
-    default: u64,
-) -> Result<u64, EvalOutcome> {
-    let Some(value) = params.get(key) else {
-        return Ok(default);
-    };
-    let n = value.as_u64().or_else(|| {
-        value
-            .as_f64()
-            .filter(|f| f.fract() == 0.0 && *f >= 1.0 && *f < 9.0e15)
-            .map(|f| f as u64)
-    });
-    match n {
-        Some(n) if n >= 1 => Ok(n),
-        _ => Err(EvalOutcome::Failed(format!(
-            "parameter {key} must be an integer >= 1, got {value}"
-        ))),
     }
 }
 
@@ -536,6 +585,17 @@ impl Workload {
     }
 }
 
+/// An aggregated worker's steady state as its attention ranks see it (each prefills its
+/// own share of the first wave), and the ranks of all replicas.
+fn per_rank(ss: SteadyState, role: candidate::Role) -> (SteadyState, u64) {
+    let dp = role.shape.attention_dp;
+    let ss = SteadyState {
+        active: ss.active / dp as f64,
+        ..ss
+    };
+    (ss, role.replicas.saturating_mul(dp))
+}
+
 /// SLA bounds in seconds (absent bounds are `+inf`).
 struct Sla {
     ttft: f64,
@@ -638,6 +698,7 @@ fn sample_requests(
     replicas: u64,
     isl: f64,
     osl: f64,
+    overhead: f64,
     sla: &Sla,
 ) -> Sampled {
     let n = requests.clamp(1, MAX_SAMPLES);
@@ -658,8 +719,8 @@ fn sample_requests(
             wave_position * prefill + own_prefill
         } else {
             // Steady state: wait for a slot, for the running step to end, then prefill.
-            ss.queue_wait + 0.5 * ss.tpot + own_prefill
-        };
+            ss.queue_wait + ss.step_wait + own_prefill + ss.contention * isl_i / isl
+        } + overhead;
         let e2e = ttft + (osl_i - 1.0) * tpot_i;
         ttft_sum += ttft;
         e2e_sum += e2e;
@@ -691,6 +752,7 @@ fn sample_requests(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use candidate::int_param;
     use serde_json::json;
 
     fn request(params: &Value, concurrency: Option<u64>, ratio: Option<f64>) -> EvalRequest {
@@ -714,32 +776,47 @@ mod tests {
     }
 
     #[test]
-    fn disagg_moe_and_attention_dp_are_unsupported_and_named() {
+    fn shapes_a_model_cannot_take_are_unsupported_and_named() {
         let dense = BuiltinEvaluator::from_config(&json!({})).unwrap();
-        for (params, lacks) in [
+        for (params, reason) in [
             (
-                json!({"deployment_mode": "disagg", "prefill_tp": 1}),
-                "disaggregated",
+                json!({"tp": 1, "attention_dp": 2}),
+                "plain tensor parallelism",
             ),
-            (json!({"tp": 1, "attention_dp": 2}), "attention_dp > 1"),
-            (json!({"tp": 2, "moe_ep": 2}), "moe_ep > 1"),
+            (json!({"tp": 2, "moe_ep": 2}), "plain tensor parallelism"),
+            (json!({"tp": 2, "pp": 2}), "pipeline parallelism"),
+            (
+                json!({"deployment_mode": "disagg", "prefill_tp": 3, "decode_tp": 1}),
+                "prefill_tp 3",
+            ),
         ] {
             let outcome = dense.evaluate(0, &request(&params, Some(8), None));
             assert!(
-                matches!(&outcome, EvalOutcome::Unsupported(m) if m.contains(lacks)),
-                "{outcome:?}"
+                matches!(&outcome, EvalOutcome::Unsupported(m) if m.contains(reason)),
+                "{params}: {outcome:?}"
             );
         }
-        // an aggregated dense candidate with the flat keys of a topology still runs
+        // an aggregated dense candidate with the flat keys of a topology runs
         let flat = json!({"deployment_mode": "agg", "tp": 2, "attention_dp": 1, "moe_tp": 1,
                           "moe_ep": 1, "pp": 1, "replicas": 1, "strategy": "tp"});
         report(dense.evaluate(0, &request(&flat, Some(8), None)));
+        // so do a MoE model and a disaggregated candidate
         let moe = BuiltinEvaluator::from_config(&json!({"model": "qwen3-30b-a3b-fp8"})).unwrap();
-        let outcome = moe.evaluate(0, &request(&json!({"tp": 1}), Some(8), None));
-        assert!(
-            matches!(&outcome, EvalOutcome::Unsupported(m) if m.contains("mixture-of-experts")),
-            "{outcome:?}"
-        );
+        report(moe.evaluate(0, &request(&json!({"tp": 1}), Some(8), None)));
+        let disagg = json!({"deployment_mode": "disagg", "prefill_tp": 1, "decode_tp": 2});
+        let r = report(dense.evaluate(0, &request(&disagg, Some(8), None)));
+        assert_eq!(r["used_gpus"], 3.0);
+        // an unknown mode or backend fails with the values it takes
+        for (params, hint) in [
+            (json!({"deployment_mode": "split"}), "agg or disagg"),
+            (json!({"backend": "tgi"}), "vllm, sglang or trtllm"),
+        ] {
+            let outcome = dense.evaluate(0, &request(&params, Some(8), None));
+            assert!(
+                matches!(&outcome, EvalOutcome::Failed(m) if m.contains(hint)),
+                "{outcome:?}"
+            );
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! state of a closed-loop aggregated deployment.
 
 use super::spec::Settings;
+use sweeper_cards::{Dtype, Shape};
 
 /// What a step processes: prefill tokens and decode tokens, with their attended contexts.
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +17,10 @@ pub(crate) struct StepLoad {
     pub(crate) decode_context: f64,
     /// Tokens whose logits are computed (one per decode token, one per finished prompt).
     pub(crate) sampled_tokens: f64,
+    /// Whether the prompt tokens are other requests' chunks interleaved into decode steps
+    /// (computed at `compute_efficiency`) rather than the prompt a TTFT waits for (at
+    /// `prefill_efficiency`).
+    pub(crate) interleaved: bool,
 }
 
 /// Achieved hardware rates of one rank, after calibration.
@@ -23,11 +28,17 @@ pub(crate) struct StepLoad {
 pub(crate) struct Rates {
     /// Bytes/s streamed from HBM.
     bandwidth: f64,
-    /// FLOP/s of GEMMs and attention at the model's format.
-    flops: f64,
+    /// Fraction of a format's dense peak that GEMMs and attention reach.
+    compute_efficiency: f64,
+    /// The same for the prompt tokens of a step.
+    prefill_efficiency: f64,
     /// Bytes/s one direction of `NVLink`.
     link: f64,
+    /// Bytes/s one GPU sends over the network between `NVLink` domains.
+    network: f64,
     allreduce_latency_s: f64,
+    alltoall_latency_s: f64,
+    transfer_latency_s: f64,
     layer_overhead_s: f64,
     step_overhead_s: f64,
 }
@@ -35,61 +46,189 @@ pub(crate) struct Rates {
 impl Rates {
     pub(crate) fn new(s: &Settings) -> Rates {
         let c = &s.calibration;
-        let peak_tflops = s.gpu.tflops(s.model.dtype);
         Rates {
             bandwidth: s.gpu.hbm_tb_s * 1e12 * c.memory_efficiency,
-            flops: peak_tflops * 1e12 * c.compute_efficiency,
+            compute_efficiency: c.compute_efficiency,
+            prefill_efficiency: c.prefill_efficiency,
             // Spec sheets quote both directions together; a ring all-reduce uses one.
             link: s.gpu.nvlink_gb_s * 1e9 / 2.0,
+            network: c.network_gb_s * 1e9,
             allreduce_latency_s: c.allreduce_latency_us * 1e-6,
+            alltoall_latency_s: c.alltoall_latency_us * 1e-6,
+            transfer_latency_s: c.transfer_latency_us * 1e-6,
             layer_overhead_s: c.layer_overhead_us * 1e-6,
             step_overhead_s: c.step_overhead_us * 1e-6,
         }
     }
+
+    /// Fixed seconds of one KV transfer between workers.
+    pub(crate) fn transfer_latency(&self) -> f64 {
+        self.transfer_latency_s
+    }
+
+    /// Achieved FLOP/s of GEMMs on weights of format `dtype` (4-bit formats on a GPU
+    /// without native FP4 run at BF16 throughput, the card says).
+    fn flops(&self, s: &Settings, dtype: Dtype) -> f64 {
+        s.gpu.tflops(dtype) * 1e12 * self.compute_efficiency
+    }
+
+    /// Achieved FLOP/s of the prompt tokens' GEMMs and attention.
+    fn prefill_flops(&self, s: &Settings, dtype: Dtype) -> f64 {
+        s.gpu.tflops(dtype) * 1e12 * self.prefill_efficiency
+    }
+
+    /// Bytes/s between the ranks of a group of `gpus`: `NVLink` inside one domain, else
+    /// the network.
+    pub(crate) fn link_for(&self, s: &Settings, gpus: u64) -> f64 {
+        if gpus <= s.gpu.nvlink_domain() {
+            self.link
+        } else {
+            self.network
+        }
+    }
 }
 
-/// Seconds one engine step takes on a tensor-parallel group of `tp` ranks: a roofline per
-/// kernel class (the slower of streaming its bytes and computing its FLOPs), summed, plus
-/// the all-reduces and fixed overheads (the roofline idea of Williams, Waterman and
-/// Patterson, applied per kernel class as LLM-inference analyses commonly do).
-pub(crate) fn step_seconds(s: &Settings, r: &Rates, tp: f64, load: StepLoad) -> f64 {
+/// The slower of streaming `bytes` and computing `flops` (the roofline of one kernel class).
+fn roofline(bytes: f64, bandwidth: f64, flops: f64, rate: f64) -> f64 {
+    (bytes / bandwidth).max(flops / rate)
+}
+
+/// The busiest of `ranks` ranks when `picks` token-to-expert assignments spread uniformly:
+/// the mean plus about `sqrt(2 mean ln ranks)` (the usual bound on the maximum of
+/// `ranks` near-Poisson counts), never more than all the picks. At small batches this is
+/// several times the mean: the expert imbalance that makes expert parallelism slow there.
+fn busiest(picks: f64, ranks: f64) -> f64 {
+    if ranks <= 1.0 {
+        return picks;
+    }
+    let mean = picks / ranks;
+    (mean + (2.0 * mean * ranks.ln()).sqrt()).min(picks)
+}
+
+/// Seconds of one ring all-reduce of `bytes` over `n` ranks.
+fn allreduce(r: &Rates, link: f64, bytes: f64, n: f64) -> f64 {
+    if n <= 1.0 {
+        return 0.0;
+    }
+    r.allreduce_latency_s + bytes * 2.0 * (n - 1.0) / n / link
+}
+
+/// Seconds one engine step takes on one worker of `shape`: per rank, a roofline per kernel
+/// class (the slower of streaming its bytes and computing its FLOPs), summed, plus the
+/// collectives and fixed overheads (the roofline idea of Williams, Waterman and Patterson,
+/// applied per kernel class as LLM-inference analyses commonly do). `load` counts the
+/// tokens of one attention rank; with attention data parallelism each rank steps its own
+/// requests and the ranks meet in the MoE layers.
+pub(crate) fn step_seconds(s: &Settings, r: &Rates, shape: Shape, load: StepLoad) -> f64 {
     let m = &s.model;
+    let tp = shape.tp as f64;
+    let dp = shape.attention_dp as f64;
     let tokens = load.prefill_tokens + load.decode_tokens;
     let layers = m.layers as f64;
+    let dense_layers = m.dense_layer_count() as f64;
+    let moe_layers = m.moe_layer_count() as f64;
     let bytes = m.dtype.bytes();
-    // Dense projections: every weight is read once per step, two FLOPs per weight per token.
-    let gemm_bytes = (layers * m.layer_params() + m.head_params()) * bytes / tp;
-    let gemm_flops =
-        2.0 * (layers * m.layer_params() * tokens + m.head_params() * load.sampled_tokens) / tp;
-    let gemm = (gemm_bytes / r.bandwidth).max(gemm_flops / r.flops);
-    // Attention: QK^T and PV are 2 FLOPs per multiply-add each, per head, per attended token.
-    let attn_flops_per_ctx = 4.0 * layers * (m.heads * m.head_dim) as f64 / tp;
-    let decode_kv_bytes = load.decode_tokens * load.decode_context * m.kv_bytes_per_token() / tp;
-    let decode_attn = (decode_kv_bytes / r.bandwidth)
-        .max(attn_flops_per_ctx * load.decode_tokens * load.decode_context / r.flops);
-    let prefill_attn = attn_flops_per_ctx * load.prefill_tokens * load.prefill_context / r.flops;
-    // Two all-reduces per layer (after attention and after the MLP) of BF16 activations;
-    // a ring moves 2 (tp - 1) / tp of the buffer through each link.
-    let comm = if tp > 1.0 {
-        let buffer = tokens * m.hidden as f64 * 2.0;
-        2.0 * layers * (r.allreduce_latency_s + buffer * 2.0 * (tp - 1.0) / tp / r.link)
-    } else {
-        0.0
+    let link = r.link_for(s, shape.gpus());
+    // Attention projections, dense MLPs, shared experts and the output head: split by tp,
+    // every weight read once a step, two FLOPs per weight per token.
+    let shared = m
+        .moe
+        .as_ref()
+        .map_or(0.0, |moe| moe.shared_experts as f64 * m.expert_params());
+    let per_token =
+        layers * m.attention_params() + dense_layers * m.dense_mlp_params() + moe_layers * shared;
+    let gemm_bytes = (per_token + m.head_params()) * bytes / tp;
+    // prompt tokens run at the prefill efficiency, the rest at the decode one
+    let prompt_rate = |dtype: Dtype| {
+        if load.interleaved {
+            r.flops(s, dtype)
+        } else {
+            r.prefill_flops(s, dtype)
+        }
     };
-    let overhead = layers * r.layer_overhead_s + r.step_overhead_s;
-    gemm + decode_attn + prefill_attn + comm + overhead
-}
-
-/// KV tokens one rank holds: `(HBM − weights per rank) × memory_fraction` over the KV bytes
-/// per token per rank; `None` when the weights alone do not fit in HBM.
-pub(crate) fn kv_tokens_per_rank(s: &Settings, tp: u64) -> Option<u64> {
-    let hbm = s.gpu.hbm_gb * 1e9;
-    let weights = s.model.weight_bytes() / tp as f64;
-    if weights >= hbm {
-        return None;
+    let compute = |flops_prefill: f64, flops_other: f64, dtype: Dtype| {
+        flops_prefill / prompt_rate(dtype) + flops_other / r.flops(s, dtype)
+    };
+    let gemm_compute = compute(
+        2.0 * per_token * load.prefill_tokens / tp,
+        2.0 * (per_token * load.decode_tokens + m.head_params() * load.sampled_tokens) / tp,
+        m.dtype,
+    );
+    let mut time = (gemm_bytes / r.bandwidth).max(gemm_compute);
+    let mut comm = 0.0;
+    // The tp group all-reduces after attention in every layer and after a dense MLP.
+    let activations = tokens * m.hidden as f64 * 2.0;
+    comm += (layers + dense_layers) * allreduce(r, link, activations, tp);
+    if let Some(moe) = &m.moe {
+        // Every token of the worker (all attention-DP ranks) picks `active_experts` experts;
+        // a rank holds `experts / moe_ep` of them, each split `moe_tp` ways. Only the experts
+        // some token picked are read; all are stored (the memory plan counts them).
+        let (mtp, mep) = (shape.moe_tp as f64, shape.moe_ep as f64);
+        let worker_tokens = tokens * dp;
+        let picks = worker_tokens * moe.active_experts as f64;
+        let busiest_picks = busiest(picks, mep);
+        let held = moe.experts as f64 / mep;
+        let read = held * (1.0 - (1.0 - 1.0 / held).powf(busiest_picks));
+        let expert_bytes = moe_layers * read * m.expert_params() / mtp * m.expert_dtype().bytes();
+        let expert_flops = moe_layers * 2.0 * busiest_picks * m.expert_params() / mtp;
+        let prefill_share = if tokens > 0.0 {
+            load.prefill_tokens / tokens
+        } else {
+            0.0
+        };
+        let expert_compute = compute(
+            expert_flops * prefill_share,
+            expert_flops * (1.0 - prefill_share),
+            m.expert_dtype(),
+        );
+        time += (expert_bytes / r.bandwidth).max(expert_compute);
+        let ranks = (shape.moe_tp * shape.moe_ep) as f64;
+        if mep > 1.0 {
+            // Dispatch (FP8 activations) and combine (BF16) all-to-alls: a rank sends its
+            // share of the tokens' picks to the ranks holding their experts.
+            let sent = picks / ranks * m.hidden as f64 * 3.0 * (mep - 1.0) / mep;
+            comm += moe_layers * (2.0 * r.alltoall_latency_s + sent / link);
+        }
+        if mtp > 1.0 {
+            // Expert tensor parallelism sums the partial outputs of the worker's tokens (an
+            // all-gather and a reduce-scatter with attention DP: the cost of an all-reduce).
+            let gathered = worker_tokens / (ranks / mtp) * m.hidden as f64 * 2.0;
+            comm += moe_layers * allreduce(r, link, gathered, mtp);
+        }
     }
-    let free = (hbm - weights) * s.memory_fraction;
-    Some((free / (s.model.kv_bytes_per_token() / tp as f64)).floor() as u64)
+    // Attention over the KV cache. Grouped-query: QK^T and PV, 2 FLOPs per multiply-add
+    // each, per head, per attended token. MLA decodes in the absorbed form over the latent
+    // (kv_lora_rank + rope_dim values per token, read whole by every tp rank) and prefills
+    // with per-head keys and values.
+    let heads = m.heads as f64 / tp;
+    let (decode_flops_ctx, prefill_flops_ctx) = match &m.mla {
+        None => {
+            let f = 4.0 * layers * heads * m.head_dim as f64;
+            (f, f)
+        }
+        Some(mla) => {
+            let (rank, rope, d) = (
+                mla.kv_lora_rank as f64,
+                mla.rope_dim as f64,
+                m.head_dim as f64,
+            );
+            (
+                2.0 * layers * heads * (2.0 * rank + rope),
+                2.0 * layers * heads * (2.0 * d + rope),
+            )
+        }
+    };
+    let kv_bytes = m.kv_bytes_per_token_per_rank(shape);
+    let attention_rate = r.flops(s, m.dtype);
+    time += roofline(
+        load.decode_tokens * load.decode_context * kv_bytes,
+        r.bandwidth,
+        decode_flops_ctx * load.decode_tokens * load.decode_context,
+        attention_rate,
+    );
+    time += prefill_flops_ctx * load.prefill_tokens * load.prefill_context / prompt_rate(m.dtype);
+    let overhead = layers * r.layer_overhead_s + r.step_overhead_s;
+    time + comm + overhead
 }
 
 /// One replica's steady state under a closed loop.
@@ -105,6 +244,15 @@ pub(crate) struct SteadyState {
     pub(crate) chunks: f64,
     /// Queue wait before a batch slot frees, seconds (Little's law).
     pub(crate) queue_wait: f64,
+    /// Wait of a newly admitted prompt for the step it joins, seconds.
+    pub(crate) step_wait: f64,
+    /// Seconds a prompt waits in the steady state for the prompts that arrived with it:
+    /// prompts of a closed loop arrive in bursts (completions of similar lengths cluster),
+    /// so a prompt shares its prefill with others. The wait is
+    /// `prefill_contention × (1 − exp(−(active − 1) / contention_batch))` prefills of the
+    /// prompt alone, per attention rank: an empirical form that saturates at large
+    /// batches, fitted on the calibration points.
+    pub(crate) contention: f64,
     /// Completed requests per second of this replica.
     pub(crate) request_rate: f64,
 }
@@ -114,7 +262,7 @@ pub(crate) struct SteadyState {
 pub(crate) fn steady_state(
     s: &Settings,
     r: &Rates,
-    tp: f64,
+    shape: Shape,
     clients: f64,
     slots: f64,
     isl: f64,
@@ -130,28 +278,45 @@ pub(crate) fn steady_state(
     // The other requests' prompts, spread over the steps (chunked prefill mixes them in).
     let others = (active - 1.0).max(0.0);
     let decode_context = isl + osl / 2.0;
+    // Attention-DP ranks each step their own share of the worker's requests.
+    let dp = shape.attention_dp as f64;
     let tpot = step_seconds(
         s,
         r,
-        tp,
+        shape,
         StepLoad {
-            prefill_tokens: others * isl / steps,
+            prefill_tokens: others * isl / steps / dp,
             prefill_context: isl / 2.0,
-            decode_tokens: active * decode_share,
+            decode_tokens: active * decode_share / dp,
             decode_context,
-            sampled_tokens: active * decode_share + others / steps,
+            sampled_tokens: (active * decode_share + others / steps) / dp,
+            interleaved: true,
         },
     );
     let chunk_step = step_seconds(
         s,
         r,
-        tp,
+        shape,
         StepLoad {
             prefill_tokens: chunk,
             prefill_context: isl / 2.0,
-            decode_tokens: others * decode_share,
+            decode_tokens: others * decode_share / dp,
             decode_context,
-            sampled_tokens: others * decode_share + 1.0 / chunks,
+            sampled_tokens: others * decode_share / dp + 1.0 / chunks,
+            interleaved: false,
+        },
+    );
+    let alone = step_seconds(
+        s,
+        r,
+        shape,
+        StepLoad {
+            prefill_tokens: chunk,
+            prefill_context: isl / 2.0,
+            decode_tokens: 0.0,
+            decode_context,
+            sampled_tokens: 1.0 / chunks,
+            interleaved: false,
         },
     );
     let in_batch = chunks * chunk_step + (osl - 1.0).max(0.0) * tpot;
@@ -164,6 +329,12 @@ pub(crate) fn steady_state(
         chunk_step,
         chunks,
         queue_wait,
+        // a prompt arrives during a running step and joins the next one
+        step_wait: 0.5 * tpot,
+        contention: s.calibration.prefill_contention
+            * (1.0 - (-(active / dp - 1.0).max(0.0) / s.calibration.contention_batch).exp())
+            * chunks
+            * alone,
         request_rate,
     }
 }
@@ -177,14 +348,14 @@ pub(crate) fn steady_state(
 pub(crate) fn open_loop(
     s: &Settings,
     r: &Rates,
-    tp: f64,
+    shape: Shape,
     rate: f64,
     slots: f64,
     isl: f64,
     osl: f64,
     requests: f64,
 ) -> (SteadyState, f64) {
-    let full = steady_state(s, r, tp, slots, slots, isl, osl);
+    let full = steady_state(s, r, shape, slots, slots, isl, osl);
     if rate >= full.request_rate {
         let backlog_wait = requests / 2.0 * (1.0 / full.request_rate - 1.0 / rate);
         let ss = SteadyState {
@@ -196,11 +367,11 @@ pub(crate) fn open_loop(
     let (mut lo, mut hi) = (0.0f64, slots);
     for _ in 0..48 {
         let mid = 0.5 * (lo + hi);
-        if steady_state(s, r, tp, mid, mid, isl, osl).request_rate < rate {
+        if steady_state(s, r, shape, mid, mid, isl, osl).request_rate < rate {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    (steady_state(s, r, tp, hi, hi, isl, osl), rate)
+    (steady_state(s, r, shape, hi, hi, isl, osl), rate)
 }

@@ -35,6 +35,9 @@ pub struct Calibration {
     /// Fraction of dense peak FLOPS large GEMMs and attention reach.
     #[serde(default = "default_compute_efficiency")]
     pub compute_efficiency: f64,
+    /// Fraction of dense peak FLOPS the prompt tokens' GEMMs and attention reach.
+    #[serde(default = "default_prefill_efficiency")]
+    pub prefill_efficiency: f64,
     /// Fixed latency of one all-reduce between tensor-parallel ranks, µs.
     #[serde(default = "default_allreduce_latency_us")]
     pub allreduce_latency_us: f64,
@@ -44,13 +47,38 @@ pub struct Calibration {
     /// Fixed cost per engine step (scheduling, sampling, host work), µs.
     #[serde(default = "default_step_overhead_us")]
     pub step_overhead_us: f64,
+    /// Fixed latency of one all-to-all of expert parallelism (dispatch or combine), µs.
+    #[serde(default = "default_alltoall_latency_us")]
+    pub alltoall_latency_us: f64,
+    /// Bandwidth one GPU sends at over the network between `NVLink` domains, GB/s (50: one
+    /// 400 Gb/s NIC per GPU, as in NVIDIA's DGX H100/B200 reference designs).
+    #[serde(default = "default_network_gb_s")]
+    pub network_gb_s: f64,
+    /// Fixed cost of moving one request's KV cache between a prefill and a decode worker
+    /// (connection, descriptors, completion), µs.
+    #[serde(default = "default_transfer_latency_us")]
+    pub transfer_latency_us: f64,
+    /// Fixed cost of a request before its prompt reaches the engine and after its first
+    /// token leaves it (HTTP, tokenisation, scheduling, detokenisation), ms; part of TTFT.
+    #[serde(default = "default_request_overhead_ms")]
+    pub request_overhead_ms: f64,
+    /// Prefills of the prompt alone a prompt waits for at large batches in the steady
+    /// state (see the crate docs).
+    #[serde(default = "default_prefill_contention")]
+    pub prefill_contention: f64,
+    /// Batch (per attention rank) over which that wait builds up.
+    #[serde(default = "default_contention_batch")]
+    pub contention_batch: f64,
 }
 
 fn default_memory_efficiency() -> f64 {
-    0.8
+    0.72
 }
 fn default_compute_efficiency() -> f64 {
     0.5
+}
+fn default_prefill_efficiency() -> f64 {
+    0.25
 }
 fn default_allreduce_latency_us() -> f64 {
     15.0
@@ -59,7 +87,25 @@ fn default_layer_overhead_us() -> f64 {
     15.0
 }
 fn default_step_overhead_us() -> f64 {
+    1000.0
+}
+fn default_alltoall_latency_us() -> f64 {
+    20.0
+}
+fn default_network_gb_s() -> f64 {
+    50.0
+}
+fn default_transfer_latency_us() -> f64 {
     500.0
+}
+fn default_request_overhead_ms() -> f64 {
+    20.0
+}
+fn default_contention_batch() -> f64 {
+    40.0
+}
+fn default_prefill_contention() -> f64 {
+    1.8
 }
 
 impl Default for Calibration {
@@ -67,9 +113,16 @@ impl Default for Calibration {
         Calibration {
             memory_efficiency: default_memory_efficiency(),
             compute_efficiency: default_compute_efficiency(),
+            prefill_efficiency: default_prefill_efficiency(),
             allreduce_latency_us: default_allreduce_latency_us(),
             layer_overhead_us: default_layer_overhead_us(),
             step_overhead_us: default_step_overhead_us(),
+            alltoall_latency_us: default_alltoall_latency_us(),
+            network_gb_s: default_network_gb_s(),
+            transfer_latency_us: default_transfer_latency_us(),
+            request_overhead_ms: default_request_overhead_ms(),
+            prefill_contention: default_prefill_contention(),
+            contention_batch: default_contention_batch(),
         }
     }
 }
@@ -77,8 +130,20 @@ impl Default for Calibration {
 impl Calibration {
     fn check(&self, path: &str) -> Result<(), BuiltinError> {
         for (name, value) in [
+            ("network_gb_s", self.network_gb_s),
+            ("contention_batch", self.contention_batch),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(BuiltinError::invalid(
+                    format!("{path}.{name}"),
+                    "must be a finite number > 0",
+                ));
+            }
+        }
+        for (name, value) in [
             ("memory_efficiency", self.memory_efficiency),
             ("compute_efficiency", self.compute_efficiency),
+            ("prefill_efficiency", self.prefill_efficiency),
         ] {
             if !(value.is_finite() && value > 0.0 && value <= 1.0) {
                 return Err(BuiltinError::invalid(
@@ -91,6 +156,10 @@ impl Calibration {
             ("allreduce_latency_us", self.allreduce_latency_us),
             ("layer_overhead_us", self.layer_overhead_us),
             ("step_overhead_us", self.step_overhead_us),
+            ("alltoall_latency_us", self.alltoall_latency_us),
+            ("transfer_latency_us", self.transfer_latency_us),
+            ("request_overhead_ms", self.request_overhead_ms),
+            ("prefill_contention", self.prefill_contention),
         ] {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(BuiltinError::invalid(
@@ -338,7 +407,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.model.layers, 2);
         assert_eq!(s.calibration.compute_efficiency, 0.6);
-        assert_eq!(s.calibration.memory_efficiency, 0.8);
+        assert_eq!(s.calibration.memory_efficiency, 0.72);
     }
 
     #[test]

@@ -24,8 +24,11 @@ fn report(outcome: EvalOutcome) -> RawReport {
 
 /// One published aiconfigurator figure (Qwen3-32B FP8, H200, TensorRT-LLM, isl 4000,
 /// osl 500, aggregated, every batch slot busy) and the model's value for it. The runs use
-/// `num_request_ratio: 10`: aiconfigurator's aggregated TTFT assumes a benchmark of about
-/// ten times the concurrency in requests, so the first wave's queued prefills weigh a tenth.
+/// `num_request_ratio: 1000`: aiconfigurator estimates the steady state of a run, without
+/// the first wave of simultaneous prompts a short benchmark starts with (its TTFT grows
+/// with the batch and saturates, 88 ms at batch 1 to 319 ms at 512 for Qwen3-32B on two
+/// H200s; see crates/sweeper-model/calibration), so the first wave must weigh next to
+/// nothing. The full comparison is `cargo xtask model-check`.
 struct Figure {
     name: &'static str,
     target: f64,
@@ -36,14 +39,13 @@ fn calibration_figures() -> Vec<Figure> {
     let model =
         BuiltinEvaluator::from_config(&json!({"model": "qwen3-32b-fp8", "gpu": "h200"})).unwrap();
     let run = |tp: u64, batch: u64| {
-        report(model.evaluate(
-            0,
-            &request(
-                &json!({"tp": tp, "replicas": 1, "max_batch_size": batch}),
-                Some(batch),
-                None,
-            ),
-        ))
+        let mut r = request(
+            &json!({"tp": tp, "replicas": 1, "max_batch_size": batch}),
+            Some(batch),
+            None,
+        );
+        r.workload = synthetic(4000, 500, 1000.0, Load::Concurrency(batch));
+        report(model.evaluate(0, &r))
     };
     let per_gpu = |r: &RawReport| r["output_throughput_tok_s"] / r["used_gpus"];
     let per_user = |r: &RawReport| r["mean_output_token_throughput_per_user"];
