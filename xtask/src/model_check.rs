@@ -15,6 +15,8 @@
 //! ```
 //!
 //! `--points` writes every evaluated point (inputs, targets, the model's values) as CSV;
+//! `--table` writes the tables as Markdown (the crate docs include
+//! `crates/sweeper-model/calibration/TABLE.md`);
 //! `--calibration` overrides keys of the model's `calibration` block (to fit them on the
 //! calibration split). aiconfigurator's points run as a steady state (`num_request_ratio`
 //! 1000: its estimates have no first wave of simultaneous prompts); the measured runs
@@ -456,18 +458,20 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     let mut split = "check".to_owned();
     let mut dump = None;
     let mut calibration = Value::Null;
+    let mut table_file = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().with_context(|| format!("{a} needs a value"));
         match a.as_str() {
             "--split" => split.clone_from(value()?),
             "--points" => dump = Some(value()?.clone()),
+            "--table" => table_file = Some(value()?.clone()),
             "--calibration" => {
                 calibration = serde_json::from_str(value()?)
                     .context("--calibration takes a JSON object of calibration keys")?;
             }
             other => bail!(
-                "unknown argument {other}; usage: model-check [--split check|calibration|all] [--points OUT.csv] [--calibration JSON]"
+                "unknown argument {other}; usage: model-check [--split check|calibration|all] [--points OUT.csv] [--table OUT.md] [--calibration JSON]"
             ),
         }
     }
@@ -491,8 +495,8 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     if let Some(path) = dump {
         write_points(&path, &pairs)?;
     }
-    println!(
-        "built-in model vs references, split {split}: {} points evaluated in {:.1} ms",
+    let mut out = format!(
+        "built-in model vs references, split {split}: {} points evaluated in {:.1} ms\n",
         pairs.len(),
         elapsed.as_secs_f64() * 1e3
     );
@@ -511,12 +515,24 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
             if set.is_empty() || (mode != "all" && set.len() == of_source.len()) {
                 continue;
             }
-            println!("\n## {source}, {mode} modes ({} points)\n", set.len());
-            println!("{}", table(&set));
+            let _ = write!(
+                out,
+                "\n#### {source}, {mode} modes ({} points)\n\n{}\n",
+                set.len(),
+                table(&set)
+            );
         }
         if !of_source.is_empty() {
-            println!("### ranking, {source}\n\n{}", rank_table(&of_source));
+            let _ = write!(out, "#### ranking, {source}\n\n{}", rank_table(&of_source));
         }
+    }
+    print!("{out}");
+    if let Some(path) = table_file {
+        let doc = format!(
+            "<!-- written by `cargo xtask model-check --table {path}`; do not edit -->\n{}",
+            out.split_once('\n').map_or("", |(_, rest)| rest)
+        );
+        std::fs::write(&path, doc).with_context(|| path.clone())?;
     }
     Ok(ExitCode::SUCCESS)
 }

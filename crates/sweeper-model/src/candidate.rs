@@ -135,10 +135,17 @@ fn role(s: &Settings, params: &Params, prefix: &str, batch: u64) -> Result<Role,
             }
         ))
     })?;
+    // a topology passes the aggregated branch's knobs as `agg_*`; a decode pool without
+    // its own cap takes a plain `max_batch_size`
+    let fallback = match prefix {
+        "" => int_param(params, "agg_max_batch_size", batch)?,
+        "decode_" => int_param(params, "max_batch_size", batch)?,
+        _ => batch,
+    };
     Ok(Role {
         shape,
         replicas: int_param(params, &key("replicas"), 1)?,
-        max_batch: int_param(params, &key("max_batch_size"), batch)?,
+        max_batch: int_param(params, &key("max_batch_size"), fallback)?,
     })
 }
 

@@ -8,28 +8,73 @@
 //! reason, one that cannot hold a request *infeasible*.
 //!
 //! `evaluator: {builtin: {...}}` in a sweep config selects it. It estimates, in microseconds,
-//! what a replay of one **aggregated** LLM-serving deployment (prefill and decode on the same
-//! GPUs, chunked prefill, continuous batching) would report, so that `sweeper run` does its
-//! job on a fresh machine and a 200-trial sweep is bound by the sampler, not the model.
+//! what a replay of one LLM-serving deployment would report: **aggregated** (prefill and
+//! decode on the same GPUs, chunked prefill, continuous batching) or **disaggregated** (a
+//! prefill pool and a decode pool), dense or **mixture-of-experts**, so that `sweeper run`
+//! does its job on a fresh machine and a 200-trial sweep is bound by the sampler, not the
+//! model.
 //!
 //! # It is an approximation
 //!
-//! A roofline model, calibrated once against published figures of NVIDIA's aiconfigurator
-//! (Qwen3-32B FP8 on H200, TensorRT-LLM, isl 4000, osl 500, `num_request_ratio` 10; the
-//! integration test `builtin::calibration_within_35_percent_of_aiconfigurator` pins it
-//! within ±35% of each figure: tok/s/gpu, tok/s/user, TTFT and TPOT). Each engine step costs, per
-//! tensor-parallel rank, the slower of streaming the weights and computing the projections,
-//! plus the KV-cache reads of decode attention, the FLOPs of prefill attention, two ring
-//! all-reduces per layer over `NVLink`, and fixed per-layer and per-step overheads. Achieved
-//! rates are the spec-sheet peaks times the efficiencies of the `calibration` block.
+//! A roofline model. Each engine step costs, per rank, the slower of streaming the weights
+//! it reads and computing the projections, plus the KV-cache reads of decode attention, the
+//! FLOPs of prefill attention, the collectives (a ring all-reduce after attention and after
+//! each dense MLP over the tensor-parallel group; for expert parallelism a dispatch and a
+//! combine all-to-all a MoE layer, whose volume grows with the batch; for expert tensor
+//! parallelism an all-reduce of the expert outputs), and fixed per-layer and per-step
+//! overheads. Links are `NVLink` inside the GPU card's `NVLink` domain, else the network
+//! (`calibration.network_gb_s`). Achieved rates are the card's peaks times the
+//! efficiencies of the `calibration` block.
 //!
-//! It **ignores**: mixture-of-experts, attention data parallelism, pipeline parallelism,
-//! disaggregated prefill/decode, speculative decoding, prefix caching, KV offload, CPU and
-//! network limits between replicas (replicas are independent and share the load evenly),
-//! kernel-shape effects beyond the roofline, activation memory beyond `memory_fraction`,
-//! and the ramp-down at the end of a run. Its absolute numbers are estimates; its value is
-//! the *shape* of the trade-offs (batch versus latency, tensor parallelism versus
-//! replicas, KV capacity versus load), which is what a sweep explores.
+//! - **Mixture-of-experts**: per token only the active experts' weights are read and
+//!   computed; all are stored. A step reads the experts some token of the worker picked
+//!   (the expected distinct experts of the busiest expert-parallel rank) and computes the
+//!   busiest rank's picks: at small batches a few ranks carry most picks (the imbalance
+//!   that makes expert parallelism slow there), at large ones the load evens out.
+//! - **Attention data parallelism** splits the batch over ranks (each steps its own
+//!   requests and holds its own KV cache; the ranks meet in the MoE layers), where tensor
+//!   parallelism splits the heads. **MLA** (`DeepSeek`): the KV cache is the latent, read
+//!   whole by every tensor-parallel rank, and decode attention runs on it (absorbed form).
+//!   **4-bit weights** stream at their size and compute at the card's FP4 rate where the
+//!   GPU has one (BF16 otherwise).
+//! - **Memory** is accounted as engines do it (`sweeper-cards`): the weights of one rank,
+//!   activations of one step of `max_num_tokens`, a runtime and communicator reserve, and
+//!   the memory fraction (of all HBM for vLLM and `SGLang`, the default; of what is left
+//!   for `backend: trtllm`); the rest is KV cache. `llama3-70b-fp8` on one 80 GB H100
+//!   leaves 0 tokens: infeasible.
+//! - **Disaggregated**: a request queues for a prefill rank (M/D/1 at the pool's
+//!   utilisation), is prefilled there (batched up to `prefill_max_batch_size`), its KV cache
+//!   crosses to a decode worker (`isl` × KV bytes a token, over `NVLink` when both workers
+//!   fit one `NVLink` domain, else the network, the smaller side's tensor-parallel ranks
+//!   in parallel), and decodes there. Under a closed loop the completion rate settles where
+//!   Little's law holds; the slower pool bounds it (rate matching), the other idles, and
+//!   tok/s/gpu counts the GPUs of both pools.
+//! - **TTFT** in the steady state: the queue wait, half a step, the prompt's own prefill
+//!   (at `prefill_efficiency`: a step carrying one prompt reaches about half the
+//!   efficiency of decode steps that interleave chunks), a fixed `request_overhead_ms`,
+//!   and a wait for the prompts that arrived with it, which grows with the batch and
+//!   saturates (`prefill_contention`, `contention_batch`; closed-loop completions come in
+//!   bursts). The first wave of a run comes on top (below).
+//!
+//! The constants were fitted on the calibration split of
+//! `crates/sweeper-model/calibration/` (aiconfigurator 0.12.0 estimates, dense and MoE,
+//! aggregated and disaggregated, H100/H200/B200/GB200, batch 1–512, and measured
+//! `InferenceMAX` runs of gpt-oss-120b on vLLM); `cargo xtask model-check` prints the
+//! comparison on the checked split, which the fit never saw (the integration tests pin
+//! the calibration split and four points). On the checked split:
+//!
+#![doc = include_str!("../calibration/TABLE.md")]
+//!
+//! It **ignores**: pipeline parallelism (`pp` > 1 is unsupported), speculative decoding,
+//! prefix caching, KV offload, sliding-window attention (gpt-oss reads its whole context:
+//! long prompts decode slower than measured), kernel-shape effects beyond the roofline
+//! (small-batch MoE kernels on one GPU run several times slower in aiconfigurator than
+//! the roofline says), CPU limits, contention between replicas, the network between
+//! replicas of an aggregated deployment, KV-transfer overlap with prefill, and the
+//! ramp-down at the end of a run. Its absolute numbers are estimates; its value is the
+//! *shape* of the trade-offs (batch versus latency, tensor versus expert versus data
+//! parallelism, aggregated versus disaggregated, KV capacity versus load), which is what
+//! a sweep explores.
 //!
 //! To measure instead of estimate, replace the `builtin` block with an external evaluator
 //! (a command that reads the candidate as JSON and prints a report; see `sweeper-eval`
@@ -38,33 +83,46 @@
 //!
 //! # The run it models
 //!
-//! A closed loop of `concurrency` clients spread evenly over `replicas`, each client sending
-//! its next request when the previous one finishes; `num_request_ratio × concurrency`
-//! requests in all. Per replica at most `min(max_batch_size, KV capacity)` requests are in
-//! the batch; the others queue, and by Little's law wait `(clients − slots) / rate` before
-//! they start, which shows in TTFT and end-to-end latency. At the start all clients send at
-//! once, so the first wave's prompts are prefilled one after another: the `k`-th waits for
-//! `k` prompts, as in a real replay. Per-request prompt and output lengths (and the
-//! request's mean inter-token gap) vary uniformly by `±length_jitter` around the workload's
-//! means, from a seed derived from the config `seed` and the candidate (its parameters, load
-//! and workload), so a candidate's report is deterministic.
+//! A closed loop of `concurrency` clients spread evenly over the replicas (of the decode
+//! pool when disaggregated), each client sending its next request when the previous one
+//! finishes; `num_request_ratio × concurrency` requests in all. Per attention rank at most
+//! `min(max_batch_size, KV capacity)` requests are in the batch; the others queue, and by
+//! Little's law wait `(clients − slots) / rate` before they start, which shows in TTFT and
+//! end-to-end latency. At the start all clients send at once, so the first wave's prompts
+//! are prefilled one after another per rank: the `k`-th waits for `k` prompts, as in a
+//! real replay (with `num_request_ratio: 10`, a tenth of the requests). Per-request prompt
+//! and output lengths (and the request's mean inter-token gap) vary uniformly by
+//! `±length_jitter` around the workload's means, from a seed derived from the config
+//! `seed` and the candidate (its parameters, load and workload), so a candidate's report
+//! is deterministic.
 //!
 //! # Knobs (from the candidate's parameters)
 //!
+//! The flat keys of a topology (SPEC 8): an aggregated candidate
+//!
 //! | parameter | default | meaning |
 //! |---|---|---|
-//! | `tp` | 1 | tensor-parallel size: must divide the attention and the KV heads |
-//! | `replicas` | 1 | independent copies of the deployment |
-//! | `max_batch_size` | 256 | requests in one replica's batch at once |
+//! | `deployment_mode` | `agg` | `agg` or `disagg` |
+//! | `backend` | `vllm` | `vllm`, `sglang` or `trtllm`: how the memory fraction applies |
+//! | `tp` | 1 | attention tensor-parallel ranks: must divide the heads (and the KV heads, or be a multiple of them) |
+//! | `attention_dp` | 1 | attention data-parallel ranks (MoE models) |
+//! | `moe_ep`, `moe_tp` | 1, `tp × attention_dp / moe_ep` | expert-parallel and expert-tensor-parallel ranks (width rule `tp × attention_dp = moe_tp × moe_ep`) |
+//! | `pp` | 1 | pipeline parallelism: only 1 is modelled |
+//! | `replicas` | 1 | independent workers |
+//! | `max_batch_size` (or `agg_max_batch_size`) | 256 | requests in one attention rank's batch at once |
 //!
-//! Other parameters are ignored (they still seed the jitter). The load is the request's
-//! `concurrency`, or its `kv_load_ratio` converted with SPEC 5 (load role `aggregated`,
-//! attention-DP 1); without either, the workload's `concurrency`, `kv_load_ratio` or
-//! `request_rate` (an open loop: the batch settles where completions match arrivals, with
-//! no queueing below saturation; past it the backlog of the whole run queues). Trace
-//! workloads are unsupported. `num_request_ratio` defaults to 10 when the workload does not
-//! set it. For an open loop the reported `concurrency` is the mean number of requests in
-//! flight (Little's law).
+//! and a disaggregated one the same keys prefixed `prefill_` and `decode_` (with
+//! `prefill_max_batch_size` 1 and `decode_max_batch_size` 256, or `max_batch_size`, by
+//! default). A shape the card refuses (`sweeper-cards`' rules) is *unsupported*, with the
+//! rule. Other parameters (`strategy`, `used_gpus`, ...) are ignored (they still seed the
+//! jitter). The load is the request's `concurrency`, or its `kv_load_ratio` converted with
+//! SPEC 5 (load role `aggregated`, or `decode` for a disaggregated candidate, attention-DP
+//! ranks multiplying the capacity); without either, the workload's `concurrency`,
+//! `kv_load_ratio` or `request_rate` (an open loop: the batch settles where completions
+//! match arrivals, with no queueing below saturation; past it the backlog of the whole run
+//! queues). Trace workloads are unsupported. `num_request_ratio` defaults to 10 when the
+//! workload does not set it. For an open loop the reported `concurrency` is the mean number
+//! of requests in flight (Little's law).
 //!
 //! # The config block
 //!
@@ -74,23 +132,22 @@
 //! | `gpu` | `h200` | GPU preset (or a name under `gpus`) |
 //! | `models` | — | extra or replacement model presets, name → [`ModelSpec`] |
 //! | `gpus` | — | extra or replacement GPU presets, name → [`GpuSpec`] |
-//! | `memory_fraction` | 0.9 | share of `HBM − weights` given to the KV cache |
+//! | `memory_fraction` | 0.9 | memory fraction of the engine (see *Memory* above) |
 //! | `block_size` | 32 | KV block size in tokens (TensorRT-LLM's default) |
 //! | `max_num_tokens` | 8192 | token budget of one step (longer prompts are chunked) |
 //! | `length_jitter` | 0.2 | relative spread of per-request lengths, in `[0, 0.9]` |
 //! | `seed` | 0 | seed of the per-request variation |
 //! | `calibration` | see [`Calibration`] | achieved fractions of peak, fixed latencies |
 //!
-//! Presets are the cards of `sweeper-cards` (dense: `llama3-8b-{fp8,bf16}`,
-//! `qwen3-32b-{fp8,bf16}`, `llama3-70b-{fp8,bf16}`; GPUs `h100`, `h200`, `b200`, `gb200`,
-//! `b300`). Its mixture-of-experts presets (`qwen3-30b-a3b-fp8`, `qwen3-235b-a22b-fp8`,
-//! `deepseek-r1-fp8`, `gpt-oss-120b`) are answered *unsupported*, as is a candidate with
-//! `deployment_mode: disagg` or `attention_dp`, `moe_tp`, `moe_ep` or `pp` above 1: the
-//! message names what the model lacks.
+//! Presets are the cards of `sweeper-cards`: dense `llama3-8b-{fp8,bf16}`,
+//! `qwen3-32b-{fp8,bf16}`, `llama3-70b-{fp8,bf16}`; mixture-of-experts `qwen3-30b-a3b-fp8`,
+//! `qwen3-235b-a22b-fp8`, `deepseek-r1-fp8` (MLA), `gpt-oss-120b` (MXFP4 experts); GPUs
+//! `h100`, `h200`, `b200`, `gb200` (72-GPU `NVLink` domain), `b300`.
 //!
 //! # The report
 //!
-//! Every key of SPEC 3, plus `used_gpus` (`tp × replicas`), `concurrency`,
+//! Every key of SPEC 3, plus `mean_itl_ms` (equal to `mean_tpot_ms`), `used_gpus` (`tp ×
+//! attention_dp × replicas`, summed over both pools when disaggregated), `concurrency`,
 //! `kv_capacity_tokens` (all replicas) and `kv_capacity_requests`, SPEC 5's capacity
 //! `floor(kv_capacity_tokens / (isl + floor(osl / 2)))` (all replicas). `gpu_hours` and `duration_ms` describe a static
 //! deployment: `gpu_hours / (duration_ms / 3.6e6) == used_gpus`. Means are over requests.
@@ -108,15 +165,16 @@
 //!
 //! # Outcomes
 //!
-//! Weights that do not fit one rank's HBM, or a `tp` that does not divide the heads, are
-//! [`EvalOutcome::Unsupported`]; a KV cache below one request is [`EvalOutcome::Infeasible`]
+//! Weights that do not fit one rank's HBM, a shape the model cannot be split into, or
+//! `pp` above 1 are [`EvalOutcome::Unsupported`]; a KV cache below one request on one
+//! attention rank (or below one prompt on a prefill rank) is [`EvalOutcome::Infeasible`]
 //! with the role, its tokens and the tokens per request; a malformed parameter or workload
 //! is [`EvalOutcome::Failed`].
 //!
 //! **Departure from SPEC 5**: SPEC 5 sums the KV capacity over replicas, so a candidate
 //! whose replicas each hold half a request has a capacity of 1 (or more) there. A request
 //! cannot span replicas, so the model also refuses, as infeasible, a candidate whose
-//! *per-replica* KV cache holds less than one request ("each aggregated replica holds ...");
+//! *per-rank* KV cache holds less than one request ("each aggregated rank holds ...");
 //! the report still records SPEC 5's summed capacity as `kv_capacity_requests`.
 //!
 //! ```
@@ -140,6 +198,7 @@
 mod candidate;
 mod disagg;
 mod model;
+mod sample;
 mod spec;
 
 pub use spec::Calibration;
@@ -147,13 +206,11 @@ pub use sweeper_cards::{Dtype, GpuSpec, ModelSpec, gpu_presets, model_presets};
 
 use candidate::Deployment;
 use model::{Rates, SteadyState};
+use sample::{candidate_seed, sample_requests};
 use serde_json::Value;
 use spec::Settings;
 use sweeper_engine::{EvalOutcome, EvalRequest, Evaluator, RawReport};
 use sweeper_goal::{KvRole, concurrency_for_ratio, request_count, tokens_per_request};
-
-/// Requests simulated per evaluation at most; longer runs are sampled evenly.
-const MAX_SAMPLES: u64 = 1000;
 
 /// Why an `evaluator.builtin` block was rejected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -246,6 +303,7 @@ impl BuiltinEvaluator {
         let work = Workload::parse(request.workload.as_ref())?;
         let backend = candidate::backend(params)?;
         let deployment = candidate::deployment(s, params)?;
+        let rates = self.rates.for_backend(s, backend);
         let per_request = tokens_per_request(work.isl, work.osl).max(1);
         // The role whose KV cache holds the requests and converts the load (SPEC 5): the
         // aggregated workers, or the decode pool.
@@ -301,15 +359,8 @@ impl BuiltinEvaluator {
                                 _ => converted.concurrency,
                             };
                             let clients = concurrency as f64 / replicas as f64;
-                            let ss = model::steady_state(
-                                s,
-                                &self.rates,
-                                shape,
-                                clients,
-                                slots,
-                                isl,
-                                osl,
-                            );
+                            let ss =
+                                model::steady_state(s, &rates, shape, clients, slots, isl, osl);
                             let requests =
                                 request_count(work.num_request_ratio, concurrency as f64);
                             let rate = ss.request_rate * replicas as f64;
@@ -328,7 +379,7 @@ impl BuiltinEvaluator {
                             let requests = request_count(work.num_request_ratio, rate);
                             let (ss, served) = model::open_loop(
                                 s,
-                                &self.rates,
+                                &rates,
                                 shape,
                                 rate / replicas as f64,
                                 slots,
@@ -345,7 +396,7 @@ impl BuiltinEvaluator {
                 Deployment::Disagg { prefill, decode } => {
                     let pools = disagg::Pools {
                         s,
-                        r: &self.rates,
+                        r: &rates,
                         prefill,
                         decode,
                         decode_slots: slots,
@@ -597,10 +648,10 @@ fn per_rank(ss: SteadyState, role: candidate::Role) -> (SteadyState, u64) {
 }
 
 /// SLA bounds in seconds (absent bounds are `+inf`).
-struct Sla {
-    ttft: f64,
-    itl: f64,
-    e2e: f64,
+pub(crate) struct Sla {
+    pub(crate) ttft: f64,
+    pub(crate) itl: f64,
+    pub(crate) e2e: f64,
 }
 
 impl Sla {
@@ -622,137 +673,11 @@ impl Sla {
     }
 }
 
-/// Means over the simulated requests.
-struct Sampled {
-    ttft_ms: f64,
-    tpot_ms: f64,
-    e2e_ms: f64,
-    per_user: f64,
-    good_token_share: f64,
-}
-
-/// `SplitMix64` (Steele, Lea and Flood, 2014): a tiny, well-mixed, seedable generator.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[-1, 1)`.
-    fn symmetric(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
-
-/// FNV-1a over the config seed and the candidate (parameters by sorted key, load, workload).
-fn candidate_seed(seed: u64, request: &EvalRequest, load: u64) -> u64 {
-    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01B3);
-        }
-    };
-    eat(&seed.to_le_bytes());
-    let mut keys: Vec<&String> = request.parameters.keys().collect();
-    keys.sort();
-    for key in keys {
-        eat(key.as_bytes());
-        eat(b"=");
-        eat(request.parameters[key].to_string().as_bytes());
-        eat(b";");
-    }
-    eat(&load.to_le_bytes());
-    // the workload as its JSON text, as evaluators see it, so that seeds stay what they were
-    let workload = request
-        .workload
-        .as_ref()
-        .map_or(Value::Null, sweeper_goal::Workload::to_json_value);
-    for key in ["isl", "osl", "num_request_ratio"] {
-        eat(workload
-            .get(key)
-            .map(Value::to_string)
-            .unwrap_or_default()
-            .as_bytes());
-        eat(b";");
-    }
-    h
-}
-
-/// Simulates the requests of the run (evenly sampled when there are many): the staggered
-/// prefills of the first `first_wave` requests (a closed loop starts with every client
-/// sending at once; an open loop has no first wave), the queue wait of the rest, and
-/// per-request length variation.
-#[allow(clippy::too_many_arguments)]
-fn sample_requests(
-    ss: &SteadyState,
-    jitter: f64,
-    seed: u64,
-    requests: u64,
-    first_wave: u64,
-    replicas: u64,
-    isl: f64,
-    osl: f64,
-    overhead: f64,
-    sla: &Sla,
-) -> Sampled {
-    let n = requests.clamp(1, MAX_SAMPLES);
-    let mut rng = SplitMix(seed);
-    let prefill = ss.chunks * ss.chunk_step;
-    let (mut ttft_sum, mut e2e_sum, mut tpot_sum, mut rate_sum) = (0.0, 0.0, 0.0, 0.0);
-    let mut decoding = 0u64;
-    let (mut tokens, mut good_tokens) = (0.0, 0.0);
-    for j in 0..n {
-        let index = (u128::from(j) * u128::from(requests) / u128::from(n)) as u64;
-        let isl_i = (isl * (1.0 + jitter * rng.symmetric())).max(1.0);
-        let osl_i = (osl * (1.0 + jitter * rng.symmetric())).round().max(1.0);
-        let tpot_i = ss.tpot * (1.0 + 0.5 * jitter * rng.symmetric());
-        let own_prefill = prefill * isl_i / isl;
-        let wave_position = (index / replicas) as f64;
-        let ttft = if index < first_wave && wave_position < ss.active {
-            // First wave: every client sent at once; earlier prompts are prefilled first.
-            wave_position * prefill + own_prefill
-        } else {
-            // Steady state: wait for a slot, for the running step to end, then prefill.
-            ss.queue_wait + ss.step_wait + own_prefill + ss.contention * isl_i / isl
-        } + overhead;
-        let e2e = ttft + (osl_i - 1.0) * tpot_i;
-        ttft_sum += ttft;
-        e2e_sum += e2e;
-        if osl_i > 1.0 {
-            decoding += 1;
-            tpot_sum += tpot_i;
-            rate_sum += 1.0 / tpot_i;
-        }
-        tokens += osl_i;
-        if ttft <= sla.ttft && tpot_i <= sla.itl && e2e <= sla.e2e {
-            good_tokens += osl_i;
-        }
-    }
-    let count = n as f64;
-    let decoding = decoding.max(1) as f64;
-    Sampled {
-        ttft_ms: ttft_sum / count * 1000.0,
-        tpot_ms: tpot_sum / decoding * 1000.0,
-        e2e_ms: e2e_sum / count * 1000.0,
-        per_user: rate_sum / decoding,
-        good_token_share: if tokens > 0.0 {
-            good_tokens / tokens
-        } else {
-            0.0
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use candidate::int_param;
+    use sample::SplitMix;
     use serde_json::json;
 
     fn request(params: &Value, concurrency: Option<u64>, ratio: Option<f64>) -> EvalRequest {

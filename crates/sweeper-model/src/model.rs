@@ -1,6 +1,7 @@
 //! The roofline arithmetic: the time of one engine step, the KV capacity, and the steady
 //! state of a closed-loop aggregated deployment.
 
+use super::candidate::Backend;
 use super::spec::Settings;
 use sweeper_cards::{Dtype, Shape};
 
@@ -32,6 +33,8 @@ pub(crate) struct Rates {
     compute_efficiency: f64,
     /// The same for the prompt tokens of a step.
     prefill_efficiency: f64,
+    /// Share of the dense rates that grouped expert GEMMs reach.
+    moe_efficiency: f64,
     /// Bytes/s one direction of `NVLink`.
     link: f64,
     /// Bytes/s one GPU sends over the network between `NVLink` domains.
@@ -50,6 +53,7 @@ impl Rates {
             bandwidth: s.gpu.hbm_tb_s * 1e12 * c.memory_efficiency,
             compute_efficiency: c.compute_efficiency,
             prefill_efficiency: c.prefill_efficiency,
+            moe_efficiency: c.moe_efficiency,
             // Spec sheets quote both directions together; a ring all-reduce uses one.
             link: s.gpu.nvlink_gb_s * 1e9 / 2.0,
             network: c.network_gb_s * 1e9,
@@ -58,6 +62,17 @@ impl Rates {
             transfer_latency_s: c.transfer_latency_us * 1e-6,
             layer_overhead_s: c.layer_overhead_us * 1e-6,
             step_overhead_s: c.step_overhead_us * 1e-6,
+        }
+    }
+
+    /// The rates of a candidate's backend (its grouped expert GEMMs).
+    pub(crate) fn for_backend(&self, s: &Settings, backend: Backend) -> Rates {
+        Rates {
+            moe_efficiency: match backend {
+                Backend::Trtllm => s.calibration.moe_efficiency_trtllm,
+                Backend::Vllm | Backend::Sglang => s.calibration.moe_efficiency,
+            },
+            ..*self
         }
     }
 
@@ -181,7 +196,9 @@ pub(crate) fn step_seconds(s: &Settings, r: &Rates, shape: Shape, load: StepLoad
             expert_flops * (1.0 - prefill_share),
             m.expert_dtype(),
         );
-        time += (expert_bytes / r.bandwidth).max(expert_compute);
+        // grouped expert GEMMs (many small matrices, few tokens each) compute at a fraction
+        // of what dense GEMMs reach
+        time += (expert_bytes / r.bandwidth).max(expert_compute / r.moe_efficiency);
         let ranks = (shape.moe_tp * shape.moe_ep) as f64;
         if mep > 1.0 {
             // Dispatch (FP8 activations) and combine (BF16) all-to-alls: a rank sends its

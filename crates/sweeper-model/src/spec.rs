@@ -38,6 +38,13 @@ pub struct Calibration {
     /// Fraction of dense peak FLOPS the prompt tokens' GEMMs and attention reach.
     #[serde(default = "default_prefill_efficiency")]
     pub prefill_efficiency: f64,
+    /// Share of the dense GEMMs' compute rate that the grouped GEMMs of mixture-of-experts
+    /// layers reach (vLLM and `SGLang`; fitted on measured vLLM runs of gpt-oss-120b).
+    #[serde(default = "default_moe_efficiency")]
+    pub moe_efficiency: f64,
+    /// The same for `backend: trtllm` (fitted on aiconfigurator's TensorRT-LLM database).
+    #[serde(default = "default_moe_efficiency_trtllm")]
+    pub moe_efficiency_trtllm: f64,
     /// Fixed latency of one all-reduce between tensor-parallel ranks, µs.
     #[serde(default = "default_allreduce_latency_us")]
     pub allreduce_latency_us: f64,
@@ -80,6 +87,12 @@ fn default_compute_efficiency() -> f64 {
 fn default_prefill_efficiency() -> f64 {
     0.25
 }
+fn default_moe_efficiency() -> f64 {
+    1.0
+}
+fn default_moe_efficiency_trtllm() -> f64 {
+    0.25
+}
 fn default_allreduce_latency_us() -> f64 {
     15.0
 }
@@ -114,6 +127,8 @@ impl Default for Calibration {
             memory_efficiency: default_memory_efficiency(),
             compute_efficiency: default_compute_efficiency(),
             prefill_efficiency: default_prefill_efficiency(),
+            moe_efficiency: default_moe_efficiency(),
+            moe_efficiency_trtllm: default_moe_efficiency_trtllm(),
             allreduce_latency_us: default_allreduce_latency_us(),
             layer_overhead_us: default_layer_overhead_us(),
             step_overhead_us: default_step_overhead_us(),
@@ -144,6 +159,8 @@ impl Calibration {
             ("memory_efficiency", self.memory_efficiency),
             ("compute_efficiency", self.compute_efficiency),
             ("prefill_efficiency", self.prefill_efficiency),
+            ("moe_efficiency", self.moe_efficiency),
+            ("moe_efficiency_trtllm", self.moe_efficiency_trtllm),
         ] {
             if !(value.is_finite() && value > 0.0 && value <= 1.0) {
                 return Err(BuiltinError::invalid(
