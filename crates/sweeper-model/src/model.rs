@@ -117,7 +117,10 @@ fn busiest(picks: f64, ranks: f64) -> f64 {
         return picks;
     }
     let mean = picks / ranks;
-    (mean + (2.0 * mean * ranks.ln()).sqrt()).min(picks)
+    // some rank holds at least the mean rounded up (one pick when there is one)
+    (mean + (2.0 * mean * ranks.ln()).sqrt())
+        .max(mean.ceil())
+        .min(picks)
 }
 
 /// Seconds of one ring all-reduce of `bytes` over `n` ranks.
@@ -391,4 +394,22 @@ pub(crate) fn open_loop(
         }
     }
     (steady_state(s, r, shape, hi, hi, isl, osl), rate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::busiest;
+
+    #[test]
+    fn the_busiest_expert_rank_carries_several_times_the_mean_at_small_batches() {
+        // one token's 8 picks over 8 ranks: the busiest rank holds about 3 of them
+        let small = busiest(8.0, 8.0);
+        assert!((2.5..=4.0).contains(&small), "{small}");
+        // 8,000 picks even out within a few percent of the mean of 1,000
+        let large = busiest(8000.0, 8.0);
+        assert!((1000.0..=1070.0).contains(&large), "{large}");
+        // never more than all the picks, and all of them on one rank
+        assert_eq!(busiest(1.0, 64.0), 1.0);
+        assert_eq!(busiest(5.0, 1.0), 5.0);
+    }
 }
