@@ -486,9 +486,21 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     points.retain(|p| split == "all" || p.split == split);
     let mut cache = BTreeMap::new();
     let started = std::time::Instant::now();
+    // warm the cache (card parsing) first, then time the evaluations alone, per mode
+    for p in &points {
+        let _ = evaluate(&mut cache, &calibration, p);
+    }
+    let mut per_mode: BTreeMap<&str, (usize, f64)> = BTreeMap::new();
     let ours: Vec<Ours> = points
         .iter()
-        .map(|p| evaluate(&mut cache, &calibration, p))
+        .map(|p| {
+            let t = std::time::Instant::now();
+            let o = evaluate(&mut cache, &calibration, p);
+            let e = per_mode.entry(p.mode.as_str()).or_default();
+            e.0 += 1;
+            e.1 += t.elapsed().as_secs_f64();
+            o
+        })
         .collect();
     let elapsed = started.elapsed();
     let pairs: Vec<(&Point, &Ours)> = points.iter().zip(&ours).collect();
@@ -527,6 +539,12 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
         }
     }
     print!("{out}");
+    for (mode, (n, secs)) in &per_mode {
+        println!(
+            "evaluation time, {mode}: {:.1} µs a point over {n} points (this build)",
+            secs / *n as f64 * 1e6
+        );
+    }
     if let Some(path) = table_file {
         let doc = format!(
             "<!-- written by `cargo xtask model-check --table {path}`; do not edit -->\n{}",
