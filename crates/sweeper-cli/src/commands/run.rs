@@ -26,8 +26,12 @@ max_trials: `sweeper run LONGER.yaml --resume runs/q1`.
 The output directory holds journal.jsonl (one line per suggestion and outcome),
 result.json, result.csv (the front or ranking), trials.csv (every trial),
 config.yaml and the plot (front.svg or best.svg). A directory that holds a journal
-is never overwritten: continue it with --resume, or give another --out. While a
-sweep runs, its directory is locked against a second one.
+is never overwritten: continue it with --resume, give another --out, or start over
+with --force, which moves the old directory aside to DIR.old (DIR.old-2, ...) and
+says where; nothing is deleted. While a sweep runs, its directory is locked against
+a second one (and --force refuses to move it). After Ctrl-C the result of the
+trials that finished is written (result.json, result.csv, trials.csv, the plot)
+beside the journal, and --resume continues the sweep.
 
 With evaluator.slurm each evaluation is one Slurm batch job (run sweeper on a login
 node, DIR on a shared filesystem): DIR/jobs/<trial>/ holds its candidate, script,
@@ -67,6 +71,10 @@ pub(crate) struct Args {
     /// Continue the sweep whose journal is in DIR; finished evaluations are not repeated.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
+    /// Start over where an earlier sweep's output is: move that directory aside (to
+    /// DIR.old, DIR.old-2, ...; its journal is kept) and start a new sweep in DIR.
+    #[arg(long, conflicts_with = "resume")]
+    force: bool,
     /// Format of the result printed on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -182,6 +190,14 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
     let config = super::load_config(&config_path)?;
     let name = super::config_stem(&config_path);
+    if args.force && journal_path.exists() {
+        let aside = move_aside(&out_dir, &journal_path)?;
+        super::print_stderr(&format!(
+            "sweeper: --force: moved the earlier sweep in {} to {} (its journal is kept there)\n",
+            out_dir.display(),
+            aside.display()
+        ));
+    }
     let setup = evaluator_in(&config, &name, &out_dir).map_err(|e| run_error(&e))?;
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| CliError::io(format!("{}: {e}", out_dir.display())))?;
@@ -237,9 +253,15 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
 
     // Ctrl-C or SIGTERM: evaluators run in process groups of their own, and batch jobs on
-    // the cluster, and would outlive sweeper; kill and cancel them, and say how to continue
-    // (the journal is synced per line).
+    // the cluster, and would outlive sweeper; kill and cancel them, write the result of
+    // what finished, and say how to continue (the journal is synced per line).
     let resume_dir = out_dir.clone();
+    let partial = (
+        config.clone(),
+        journal_path.clone(),
+        title.clone(),
+        args.plot.options(),
+    );
     let _ = ctrlc::set_handler(move || {
         #[cfg(unix)]
         sweeper_eval::kill_running_evaluators();
@@ -259,8 +281,23 @@ pub(crate) fn run(args: &Args) -> CliResult {
                 "\nsweeper: could not cancel the Slurm jobs of this sweep: {e}; cancel them with scancel (their ids are in the journal's started lines)\n"
             )),
         }
+        let (config, journal_path, title, options) = &partial;
+        let written =
+            sweeper_engine::run::result_from_journal(config, journal_path).and_then(|result| {
+                write_outputs_with(&resume_dir, config, &result, title, options)
+                    .map(|()| (result.trials.len(), result.pareto))
+            });
+        let note = match written {
+            Ok((n, pareto)) => format!(
+                "the result of the {n} finished trial{} is in {} (result.json, result.csv, trials.csv, {})",
+                if n == 1 { "" } else { "s" },
+                resume_dir.display(),
+                if pareto { "front.svg" } else { "best.svg" }
+            ),
+            Err(e) => format!("could not write the result of the finished trials: {e}"),
+        };
         super::print_stderr(&format!(
-            "\nsweeper: interrupted; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
+            "\nsweeper: interrupted; {note}; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
             resume_dir.display()
         ));
         std::process::exit(130);
@@ -353,6 +390,49 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
     let file = ResultFile::new(&config, &result, &title);
     print_result(&file, args.format, args.top)
+}
+
+/// Moves the output directory of an earlier sweep aside for `--force`: to `DIR.old`, or
+/// `DIR.old-N` with the first free N. Refused while a sweep holds the journal's lock, and
+/// for a directory that has no name of its own (`.`).
+fn move_aside(out_dir: &Path, journal_path: &Path) -> Result<PathBuf, CliError> {
+    let Some(name) = out_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+    else {
+        return Err(CliError::io(format!(
+            "--force cannot move {} aside: give the sweep a directory of its own with --out DIR",
+            out_dir.display()
+        )));
+    };
+    let journal = std::fs::File::open(journal_path)
+        .map_err(|e| CliError::io(format!("{}: {e}", journal_path.display())))?;
+    if let Err(std::fs::TryLockError::WouldBlock) = journal.try_lock() {
+        return Err(CliError::io(format!(
+            "{} is in use by another sweep that is still running; --force does not move it: wait for it to end, or use another --out directory",
+            journal_path.display()
+        )));
+    }
+    drop(journal);
+    let aside = (1..=u32::MAX)
+        .map(|n| {
+            let suffix = if n == 1 {
+                ".old".to_owned()
+            } else {
+                format!(".old-{n}")
+            };
+            out_dir.with_file_name(format!("{name}{suffix}"))
+        })
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .unwrap_or_else(|| out_dir.with_file_name(format!("{name}.old")));
+    std::fs::rename(out_dir, &aside).map_err(|e| {
+        CliError::io(format!(
+            "--force: cannot move {} to {}: {e}",
+            out_dir.display(),
+            aside.display()
+        ))
+    })?;
+    Ok(aside)
 }
 
 /// Prints a result file's candidates on stdout in the chosen format.

@@ -13,6 +13,7 @@ mod inputs;
 mod journal_trust;
 mod keep;
 mod orphans;
+mod output_dir;
 mod plot;
 mod rescore;
 mod resume;

@@ -116,7 +116,7 @@ pub enum RunError {
     },
     /// A new sweep was asked to start where a journal already is.
     #[error(
-        "{} already holds the journal of a sweep; continue it with `sweeper run --resume {}` or start a new sweep with another --out directory",
+        "{} already holds the journal of a sweep; continue it with `sweeper run --resume {}`, start over with --force (which moves the old directory aside), or start a new sweep with another --out directory",
         path.display(),
         path.parent().map_or_else(|| ".".into(), |p| p.display().to_string())
     )]
