@@ -185,6 +185,20 @@ impl Study {
     /// a walk of its points, linear in the count, and a grid never holds more.
     pub const MAX_GRID_SUGGEST: usize = crate::sampler::MAX_GRID_SUGGEST;
 
+    /// How many distinct trials this study can hand out in all, when that is finite: the
+    /// grid's points, or the points of a space without a float parameter (every algorithm
+    /// stops once each is observed or pending). `None` when it has no end.
+    pub fn size(&self) -> Option<u128> {
+        if self.algorithm == Algorithm::Grid {
+            return Some(crate::sampler::grid::grid_size(&self.domain));
+        }
+        self.domain
+            .dims
+            .iter()
+            .map(|(_, d)| d.levels())
+            .try_fold(1u128, |n, l| l.map(|l| n.saturating_mul(l)))
+    }
+
     /// The most trials one [`Self::suggest`] call of this study hands out:
     /// [`Self::MAX_GRID_SUGGEST`] for the grid, [`Self::MAX_SUGGEST`] otherwise.
     pub fn max_suggest(&self) -> usize {

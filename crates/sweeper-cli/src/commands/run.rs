@@ -6,10 +6,13 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use sweeper_engine::provider::ServingPlanner;
 use sweeper_engine::run::{FileJournal, Progress, RunError, RunObserver, Sweeper};
 use sweeper_eval::evaluator_in;
+use sweeper_goal::SweepConfig;
+use sweeper_plot::PlotOptions;
 use sweeper_tables::{ResultFile, candidates_csv, write_file_atomic, write_outputs_with};
 
 /// Arguments of `sweeper run`.
@@ -99,6 +102,10 @@ struct Bar {
     per_round: u64,
     last_line: Option<Instant>,
     started: Instant,
+    /// The latest progress, and the trials the latest line showed: the last line, printed
+    /// when the sweep ends, has the final counts.
+    latest: Option<Progress>,
+    printed: u64,
 }
 
 /// At most one progress line this often off a terminal (round ends included).
@@ -121,10 +128,34 @@ impl Bar {
     }
 }
 
+impl Bar {
+    fn line(&mut self, p: &Progress, total: u64, msg: &str) {
+        self.printed = p.done;
+        super::print_stderr(&format!(
+            "{}/{total} trials after {:.0} s · {msg}\n",
+            p.done,
+            self.started.elapsed().as_secs_f64()
+        ));
+    }
+
+    /// Off a terminal, the last line when the sweep has ended: the trials it had, with
+    /// the counts of the summary and the size of the front in result.json.
+    fn finish(&mut self) {
+        if let Some(p) = self.latest.take()
+            && self.lines
+            && !p.replayed
+            && self.printed != p.done
+        {
+            self.line(&p, p.done, &Bar::message(&p));
+        }
+    }
+}
+
 impl RunObserver for Bar {
     fn progress(&mut self, p: &Progress) {
         let msg = Bar::message(p);
         if super::verbosity() == super::Verbosity::Verbose {
+            self.printed = p.done;
             self.drawn.suspend(|| {
                 super::print_stderr(&format!(
                     "{}/{} trials{} · {msg}\n",
@@ -139,16 +170,10 @@ impl RunObserver for Bar {
             let last = p.done == p.budget;
             if (round_end || self.last_line.is_none()) && due || last {
                 self.last_line = Some(Instant::now());
-                super::print_stderr(&format!(
-                    "{}/{} trials after {:.0} s · {msg}\n",
-                    p.done,
-                    // candidates rejected before evaluation (over the GPU budget) are
-                    // trials beyond the budget of evaluations, as on the bar
-                    p.budget.max(p.done),
-                    self.started.elapsed().as_secs_f64()
-                ));
+                self.line(p, p.budget.max(p.done), &msg);
             }
         }
+        self.latest = Some(p.clone());
         self.drawn.set_length(p.budget.max(p.done));
         self.drawn.set_position(p.done);
         self.drawn.set_message(msg);
@@ -255,14 +280,17 @@ pub(crate) fn run(args: &Args) -> CliResult {
     // Ctrl-C or SIGTERM: evaluators run in process groups of their own, and batch jobs on
     // the cluster, and would outlive sweeper; kill and cancel them, write the result of
     // what finished, and say how to continue (the journal is synced per line).
+    // The first signal stops the sweep (nothing new starts, the evaluations are ended and
+    // what finished is written below); a second one exits at once.
     let resume_dir = out_dir.clone();
-    let partial = (
-        config.clone(),
-        journal_path.clone(),
-        title.clone(),
-        args.plot.options(),
-    );
     let _ = ctrlc::set_handler(move || {
+        if STOP.swap(true, Ordering::SeqCst) {
+            super::print_stderr(&format!(
+                "\nsweeper: interrupted again; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
+                resume_dir.display()
+            ));
+            std::process::exit(130);
+        }
         #[cfg(unix)]
         sweeper_eval::kill_running_evaluators();
         #[cfg(unix)]
@@ -281,26 +309,6 @@ pub(crate) fn run(args: &Args) -> CliResult {
                 "\nsweeper: could not cancel the Slurm jobs of this sweep: {e}; cancel them with scancel (their ids are in the journal's started lines)\n"
             )),
         }
-        let (config, journal_path, title, options) = &partial;
-        let written =
-            sweeper_engine::run::result_from_journal(config, journal_path).and_then(|result| {
-                write_outputs_with(&resume_dir, config, &result, title, options)
-                    .map(|()| (result.trials.len(), result.pareto))
-            });
-        let note = match written {
-            Ok((n, pareto)) => format!(
-                "the result of the {n} finished trial{} is in {} (result.json, result.csv, trials.csv, {})",
-                if n == 1 { "" } else { "s" },
-                resume_dir.display(),
-                if pareto { "front.svg" } else { "best.svg" }
-            ),
-            Err(e) => format!("could not write the result of the finished trials: {e}"),
-        };
-        super::print_stderr(&format!(
-            "\nsweeper: interrupted; {note}; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
-            resume_dir.display()
-        ));
-        std::process::exit(130);
     });
 
     let quiet = super::verbosity() == super::Verbosity::Quiet;
@@ -323,6 +331,8 @@ pub(crate) fn run(args: &Args) -> CliResult {
         per_round: u64::from(config.sweep.candidates_per_round),
         last_line: None,
         started: Instant::now(),
+        latest: None,
+        printed: 0,
     };
     let mut planner = ServingPlanner::new();
     let outcome = Sweeper::builder(&config)
@@ -331,10 +341,18 @@ pub(crate) fn run(args: &Args) -> CliResult {
         .journal(&mut journal)
         .observer(&mut observer)
         .retry_failed(args.retry_failed)
+        .cancel(&STOP)
         .run();
     bar.finish_and_clear();
+    if outcome.is_ok() {
+        observer.finish();
+    }
     let result = match outcome {
         Ok(result) => result,
+        Err(RunError::Interrupted) => {
+            drop(journal);
+            interrupted(&out_dir, &config, &title, &args.plot.options());
+        }
         Err(e @ RunError::TooManyFailures { .. }) => {
             return Err(CliError::invalid(format!(
                 "{e}\nThe journal {} keeps every finished evaluation: fix the evaluator (try one candidate with `sweeper evaluate`), then continue with `sweeper run --resume {}` (add --retry-failed to evaluate the failed trials again)",
@@ -390,6 +408,34 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
     let file = ResultFile::new(&config, &result, &title);
     print_result(&file, args.format, args.top)
+}
+
+/// Set by the first Ctrl-C or SIGTERM: the sweep stops.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// After the sweep stopped on a signal: writes the result of the trials the journal holds
+/// (what finished), says where and how to continue, and exits 130.
+fn interrupted(out_dir: &Path, config: &SweepConfig, title: &str, options: &PlotOptions) -> ! {
+    let journal_path = out_dir.join("journal.jsonl");
+    let written =
+        sweeper_engine::run::result_from_journal(config, &journal_path).and_then(|result| {
+            write_outputs_with(out_dir, config, &result, title, options)
+                .map(|()| (result.trials.len(), result.pareto))
+        });
+    let note = match written {
+        Ok((n, pareto)) => format!(
+            "the result of the {n} finished trial{} is in {} (result.json, result.csv, trials.csv, {})",
+            if n == 1 { "" } else { "s" },
+            out_dir.display(),
+            if pareto { "front.svg" } else { "best.svg" }
+        ),
+        Err(e) => format!("could not write the result of the finished trials: {e}"),
+    };
+    super::print_stderr(&format!(
+        "\nsweeper: interrupted; {note}; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
+        out_dir.display()
+    ));
+    std::process::exit(130);
 }
 
 /// Moves the output directory of an earlier sweep aside for `--force`: to `DIR.old`, or

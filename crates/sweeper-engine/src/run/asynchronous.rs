@@ -362,10 +362,12 @@ impl Engine<'_, '_> {
             let batch = proposer.suggest(usize::try_from(ask).unwrap_or(usize::MAX))?;
             let call = slots.calls;
             slots.calls += 1;
+            slots.suggested += batch.len() as u64;
             if (batch.len() as u64) < ask {
                 slots.exhausted = true;
+                // nothing new is left: the sweep has the trials it was given
+                self.planned = slots.suggested;
             }
-            slots.suggested += batch.len() as u64;
             // every suggestion line of the call before anything it leads to: resume repeats
             // the call where its first line is
             let mut prepared = Vec::with_capacity(batch.len());

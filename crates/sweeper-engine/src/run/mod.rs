@@ -327,10 +327,21 @@ impl<'a> SweeperBuilder<'a> {
             slots: config.sweep.slots(),
             cancel,
             retry_failed,
+            planned: 0,
+            plan_cap: 0,
             next_retry: 0,
             attempts: HashMap::new(),
             failed: BTreeMap::new(),
         };
+        // The most trials the sweep can have: the budget of trials, and the proposer's
+        // size when its space is finite.
+        let size = proposer.size_hint().unwrap_or(u64::MAX);
+        engine.plan_cap = match config.sweep.schedule {
+            Schedule::Rounds => config.sweep.max_trials.unwrap_or(u64::MAX),
+            Schedule::Async => config.sweep.trial_budget(),
+        }
+        .min(size);
+        engine.planned = config.sweep.trial_budget().min(size);
         match config.sweep.schedule {
             Schedule::Rounds => engine.rounds(proposer.as_mut())?,
             Schedule::Async => engine.asynchronous(proposer.as_mut())?,
@@ -362,6 +373,12 @@ struct Engine<'a, 'o> {
     cancel: Option<&'a AtomicBool>,
     /// `--retry-failed` is still to be done ([`SweeperBuilder::retry_failed`]).
     retry_failed: bool,
+    /// The trials the sweep will have, as far as known now: the progress total. Under
+    /// rounds the fewest it can still come to (each trial from now on feasible), raised as
+    /// trials fall short; exact under async, and at the end.
+    planned: u64,
+    /// The most trials the sweep can have (`max_trials`, the proposer's size).
+    plan_cap: u64,
     /// The journal's next retry line to replay (an index of `replay.retries`).
     next_retry: usize,
     /// Per trial, the retries of it so far.

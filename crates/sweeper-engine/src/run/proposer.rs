@@ -35,6 +35,12 @@ pub trait Proposer {
             "this proposer cannot evaluate trial {trial} again: --retry-failed needs a proposer that implements `reopen` (the built-in study does)"
         )))
     }
+    /// How many trials it can propose in all, when that is finite (a grid, a space of
+    /// integers and lists): the sweep's progress total never exceeds it. `None` by
+    /// default.
+    fn size_hint(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A proposer lent to a sweep: the caller keeps it (a study to save, to inspect or to run
@@ -51,6 +57,9 @@ impl<P: Proposer + ?Sized> Proposer for &mut P {
     }
     fn reopen(&mut self, trial: u64) -> Result<(), RunError> {
         (**self).reopen(trial)
+    }
+    fn size_hint(&self) -> Option<u64> {
+        (**self).size_hint()
     }
 }
 
@@ -83,6 +92,9 @@ impl Proposer for Study {
     }
     fn reopen(&mut self, trial: u64) -> Result<(), RunError> {
         Ok(Study::reopen(self, trial)?)
+    }
+    fn size_hint(&self) -> Option<u64> {
+        self.size().map(|n| u64::try_from(n).unwrap_or(u64::MAX))
     }
 }
 
@@ -135,6 +147,9 @@ impl Proposer for ListProposer {
     }
     fn observe_infeasible(&mut self, _trial: u64, _reason: &str) -> Result<(), RunError> {
         Ok(())
+    }
+    fn size_hint(&self) -> Option<u64> {
+        Some(self.next_id + self.queue.len() as u64)
     }
 }
 

@@ -227,7 +227,7 @@ impl Engine<'_, '_> {
         let tallies = self.ledger.tallies();
         self.observer.progress(&Progress {
             done: tallies.total(),
-            budget: self.config.sweep.trial_budget(),
+            budget: self.planned.max(tallies.total()),
             tallies,
             best_score: self.ledger.best_score(),
             front_size: self.ledger.front_size(),
@@ -245,7 +245,8 @@ impl Engine<'_, '_> {
         let mut batch_no: usize = 0;
         let mut exhausted = false;
 
-        'rounds: for _round in 0..settings.max_rounds {
+        'rounds: for round in 0..settings.max_rounds {
+            let rounds_after = u64::from(settings.max_rounds - round - 1);
             let mut successes: u64 = 0;
             let mut attempts: u64 = 0;
             while successes < per_round && attempts < 11 * per_round {
@@ -280,6 +281,12 @@ impl Engine<'_, '_> {
                 }
                 suggested += batch.len() as u64;
                 attempts += batch.len() as u64;
+                // the fewest trials the sweep comes to: this batch, then full rounds
+                self.planned = if exhausted {
+                    suggested
+                } else {
+                    (suggested + per_round * rounds_after).min(self.plan_cap)
+                };
 
                 // Build every candidate of the batch; decide what needs an evaluation.
                 let mut prepared = Vec::with_capacity(batch.len());
@@ -315,6 +322,9 @@ impl Engine<'_, '_> {
                     };
                     if self.settle(proposer, p, source)? == Status::Feasible {
                         successes += 1;
+                    } else if !exhausted && attempts < 11 * per_round {
+                        // the round asks for another trial in its place
+                        self.planned = (self.planned + 1).min(self.plan_cap);
                     }
                 }
                 if exhausted {
