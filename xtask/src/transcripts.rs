@@ -46,11 +46,11 @@ use std::time::Instant;
 /// The markdown files that hold transcripts, relative to the repository root.
 pub(crate) const FILES: &[&str] = &["README.md", "examples/evaluators/README.md"];
 
-/// The adapters' virtual environment: `$SWEEPER_ADAPTERS_VENV`, else the path the
-/// adapters' README installs into.
-pub(crate) fn adapters_venv() -> PathBuf {
+/// The adapters' virtual environment: `$SWEEPER_ADAPTERS_VENV`, else `.venv-adapters` at
+/// the repository root, where the adapters' README installs it.
+pub(crate) fn adapters_venv(root: &Path) -> PathBuf {
     std::env::var_os("SWEEPER_ADAPTERS_VENV")
-        .map_or_else(|| PathBuf::from("/work/venv-adapters"), PathBuf::from)
+        .map_or_else(|| root.join(".venv-adapters"), PathBuf::from)
 }
 
 /// One marked block: where its body sits in the file and what its comment says.
@@ -233,10 +233,10 @@ pub(crate) fn missing(block: &Block, path: &str) -> Option<String> {
 
 /// The PATH a block runs with: the directory holding `sweeper`, the adapters' venv when
 /// the block asks for it, then the caller's PATH.
-pub(crate) fn block_path(block: &Block, sweeper_dir: &Path) -> String {
+pub(crate) fn block_path(block: &Block, root: &Path, sweeper_dir: &Path) -> String {
     let mut parts = vec![sweeper_dir.display().to_string()];
     if block.venv {
-        parts.push(adapters_venv().join("bin").display().to_string());
+        parts.push(adapters_venv(root).join("bin").display().to_string());
     }
     parts.push(std::env::var("PATH").unwrap_or_default());
     parts.join(":")
@@ -268,7 +268,7 @@ pub(crate) fn run_block(
     sweeper_dir: &Path,
 ) -> Result<Vec<String>, String> {
     let dir = scratch(root, &block.name)?;
-    let path = block_path(block, sweeper_dir);
+    let path = block_path(block, root, sweeper_dir);
     let shell = |script: &str, merged: bool| -> Result<(i32, String, String, f64), String> {
         let mut cmd = Command::new("bash");
         cmd.current_dir(&dir)
@@ -496,7 +496,7 @@ pub(crate) fn refresh(
         if !select(block) {
             continue;
         }
-        let path = block_path(block, sweeper_dir);
+        let path = block_path(block, root, sweeper_dir);
         if let Some(why) = missing(block, &path) {
             outcomes.insert(block.name.clone(), Outcome::Skipped(why));
             continue;

@@ -80,10 +80,40 @@ fn check_evaluator(config: &SweepConfig) -> Result<(), RunError> {
                 .map(|_| ())
                 .map_err(|e| RunError::Setup(format!("evaluator.command: {e}")))
         }
-        EvaluatorKind::Builtin(block) => BuiltinEvaluator::from_config(block)
-            .map(|_| ())
-            .map_err(|e| RunError::Setup(e.to_string())),
+        EvaluatorKind::Builtin(block) => {
+            let model =
+                BuiltinEvaluator::from_config(block).map_err(|e| RunError::Setup(e.to_string()))?;
+            unread_parameters(config, &model)
+        }
     }
+}
+
+/// The built-in model refuses a search space that searches a parameter it does not read
+/// (its value would only add noise to the front), as the adapters refuse a parameter they
+/// do not map; a constant (one value) is a label and passes, and so does a name listed in
+/// `evaluator.builtin.ignore`.
+fn unread_parameters(config: &SweepConfig, model: &BuiltinEvaluator) -> Result<(), RunError> {
+    let unread: Vec<String> = config
+        .search_space
+        .parameters
+        .iter()
+        .filter(|(name, spec)| !spec.is_constant() && !model.reads(name))
+        .map(|(name, _)| crate::text::quote(name))
+        .collect();
+    if unread.is_empty() {
+        return Ok(());
+    }
+    let (noun, they, them) = if unread.len() == 1 {
+        ("parameter", "it", "it")
+    } else {
+        ("parameters", "they", "them")
+    };
+    Err(RunError::Setup(format!(
+        "search_space.parameters: the built-in model does not read the searched {noun} {}, so {they} would only add noise to the front; remove {them}, or list {them} in evaluator.builtin.ignore to sweep {them} as labels (the model reads {}, {} and the same prefixed prefill_ or decode_)",
+        unread.join(", "),
+        sweeper_model::PARAMETERS.join(", "),
+        sweeper_model::ROLE_PARAMETERS.join(", ")
+    )))
 }
 
 /// Where the program of a command evaluator is: a name with a `/` is a path (relative to

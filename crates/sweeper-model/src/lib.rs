@@ -114,8 +114,9 @@
 //! and a disaggregated one the same keys prefixed `prefill_` and `decode_` (with
 //! `prefill_max_batch_size` 1 and `decode_max_batch_size` 256, or `max_batch_size`, by
 //! default). A shape the card refuses (`sweeper-cards`' rules) is *unsupported*, with the
-//! rule. Other parameters (`strategy`, `used_gpus`, ...) are ignored (they still seed the
-//! jitter). The load is the request's `concurrency`, or its `kv_load_ratio` converted with
+//! rule. Other parameters change nothing it computes: `sweeper validate` and `sweeper run`
+//! refuse a search space that searches one (see [`PARAMETERS`]), unless the block lists it
+//! under `ignore` (a label, swept on purpose; it still seeds the jitter). The load is the request's `concurrency`, or its `kv_load_ratio` converted with
 //! SPEC 5 (load role `aggregated`, or `decode` for a disaggregated candidate, attention-DP
 //! ranks multiplying the capacity); without either, the workload's `concurrency`,
 //! `kv_load_ratio` or `request_rate` (an open loop: the batch settles where completions
@@ -138,6 +139,7 @@
 //! | `length_jitter` | 0.2 | relative spread of per-request lengths, in `[0, 0.9]` |
 //! | `seed` | 0 | seed of the per-request variation |
 //! | `calibration` | see [`Calibration`] | achieved fractions of peak, fixed latencies |
+//! | `ignore` | `[]` | searched parameters the model does not read, kept as labels |
 //!
 //! Presets are the cards of `sweeper-cards`: dense `llama3-8b-{fp8,bf16}`,
 //! `qwen3-32b-{fp8,bf16}`, `llama3-70b-{fp8,bf16}`; mixture-of-experts `qwen3-30b-a3b-fp8`,
@@ -247,6 +249,40 @@ impl BuiltinError {
     }
 }
 
+/// The candidate parameters the model reads besides the per-role keys of
+/// [`ROLE_PARAMETERS`]: the deployment's mode and backend, the aggregated batch cap, and the
+/// load.
+pub const PARAMETERS: [&str; 6] = [
+    "deployment_mode",
+    "backend",
+    "agg_max_batch_size",
+    "concurrency",
+    "kv_load_ratio",
+    "request_rate",
+];
+
+/// The per-role keys the model reads, bare (an aggregated candidate) or prefixed with
+/// `prefill_` or `decode_` (a disaggregated one).
+pub const ROLE_PARAMETERS: [&str; 7] = [
+    "tp",
+    "attention_dp",
+    "moe_ep",
+    "moe_tp",
+    "pp",
+    "replicas",
+    "max_batch_size",
+];
+
+/// Whether the model reads a candidate parameter called `name` ([`PARAMETERS`],
+/// [`ROLE_PARAMETERS`] bare or prefixed): anything else changes nothing it computes.
+pub fn reads_parameter(name: &str) -> bool {
+    let role = name
+        .strip_prefix("prefill_")
+        .or_else(|| name.strip_prefix("decode_"))
+        .unwrap_or(name);
+    PARAMETERS.contains(&name) || ROLE_PARAMETERS.contains(&role)
+}
+
 /// The built-in analytic serving model (see the module docs).
 #[derive(Debug, Clone)]
 pub struct BuiltinEvaluator {
@@ -260,6 +296,13 @@ impl BuiltinEvaluator {
         let settings = Settings::parse(block)?;
         let rates = Rates::new(&settings);
         Ok(BuiltinEvaluator { settings, rates })
+    }
+
+    /// Whether a candidate parameter called `name` means something to this model: one it
+    /// reads ([`reads_parameter`]), or listed in the block's `ignore` (a label the user sweeps on
+    /// purpose).
+    pub fn reads(&self, name: &str) -> bool {
+        reads_parameter(name) || self.settings.ignore.iter().any(|n| n == name)
     }
 
     /// The model's display name (e.g. `Qwen3-32B-like FP8`), for plot titles.

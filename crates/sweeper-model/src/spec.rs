@@ -202,10 +202,12 @@ pub(crate) struct Settings {
     pub(crate) length_jitter: f64,
     pub(crate) seed: u64,
     pub(crate) calibration: Calibration,
+    /// Parameters the sweep may search although the model does not read them (labels).
+    pub(crate) ignore: Vec<String>,
 }
 
 /// Keys of the block, in the order the docs list them.
-pub(crate) const KEYS: [&str; 10] = [
+pub(crate) const KEYS: [&str; 11] = [
     "model",
     "gpu",
     "models",
@@ -216,6 +218,7 @@ pub(crate) const KEYS: [&str; 10] = [
     "length_jitter",
     "seed",
     "calibration",
+    "ignore",
 ];
 
 fn typed<T: serde::de::DeserializeOwned>(
@@ -357,6 +360,10 @@ impl Settings {
             None => Calibration::default(),
         };
         calibration.check(&format!("{ROOT}.calibration"))?;
+        let ignore: Vec<String> = match get("ignore") {
+            Some(v) => typed(v, &format!("{ROOT}.ignore"))?,
+            None => Vec::new(),
+        };
         Ok(Settings {
             model_name,
             model,
@@ -368,6 +375,7 @@ impl Settings {
             length_jitter,
             seed,
             calibration,
+            ignore,
         })
     }
 }

@@ -20,6 +20,7 @@ mod rescore;
 mod resume;
 mod run;
 mod score;
+mod serving_bench;
 mod shards;
 mod slurm;
 mod terminal;

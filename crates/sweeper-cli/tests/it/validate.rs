@@ -307,3 +307,55 @@ fn one_pass_names_a_misspelt_target_a_misspelt_workload_key_and_an_unknown_gpu()
         "sweeper: error: [CONFIG]: invalid config, 3 errors:\n  goal.target: unknown target \"paretto\"; expected one of throughput, throughput_per_gpu, throughput_per_user, e2e_latency, goodput, goodput_per_gpu, pareto\n  workload.osll: unknown key `osll` (line 5, column 3); did you mean `osl`? expected `trace_path`, `replay_concurrency`, `isl`, `osl`, `num_request_ratio`, `request_rate`, `concurrency`, `kv_load_ratio`\n  evaluator.builtin.gpu: unknown gpu preset `h2000` (known: b200, b300, gb200, h100, h200)\n"
     );
 }
+
+#[test]
+fn the_built_in_model_refuses_to_search_what_it_does_not_read() {
+    // Issue 36 item 3: `router` and `temperature` change nothing the model computes; a
+    // constant (`backend`) is a label and passes.
+    let dir = tempfile::tempdir().unwrap();
+    let body = |ignore: &str| {
+        format!(
+            "goal: {{target: pareto}}\nworkload: {{isl: 1000, osl: 100, num_request_ratio: 2, kv_load_ratio: [0.1, 1.0]}}\nsearch_space:\n  gpu_budget: 8\n  used_gpus: [tp]\n  parameters:\n    tp: {{values: [1, 2]}}\n    router: {{choices: [round_robin, kv_aware]}}\n    temperature: {{float: [0.0, 1.0]}}\n    backend: {{choices: [trtllm]}}\nevaluator:\n  builtin: {{model: qwen3-32b-fp8, gpu: h200{ignore}}}\nsweep: {{max_rounds: 1, candidates_per_round: 2, parallel_evals: 2}}\n"
+        )
+    };
+    let cfg = write_config(dir.path(), "noise.yaml", &body(""));
+    let out = validate(&[&cfg]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr).replace(&cfg, "[CONFIG]");
+    assert_eq!(
+        err,
+        "sweeper: error: [CONFIG]: invalid config: search_space.parameters: the built-in model does not read the searched parameters `router`, `temperature`, so they would only add noise to the front; remove them, or list them in evaluator.builtin.ignore to sweep them as labels (the model reads deployment_mode, backend, agg_max_batch_size, concurrency, kv_load_ratio, request_rate, tp, attention_dp, moe_ep, moe_tp, pp, replicas, max_batch_size and the same prefixed prefill_ or decode_)\n"
+    );
+    // `sweeper run` refuses it before its first trial, the same way
+    let run = Command::new(env!("CARGO_BIN_EXE_sweeper"))
+        .args(["run", &cfg, "--out"])
+        .arg(dir.path().join("o"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("does not read the searched parameters `router`, `temperature`"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(!dir.path().join("o/journal.jsonl").exists());
+    // one named under `ignore`, one left: the message names the one left
+    let cfg = write_config(dir.path(), "one.yaml", &body(", ignore: [router]"));
+    let err = text(&validate(&[&cfg]).stderr);
+    assert!(
+        err.contains(
+            "does not read the searched parameter `temperature`, so it would only add noise"
+        ),
+        "{err}"
+    );
+    // both listed: valid
+    let cfg = write_config(
+        dir.path(),
+        "labels.yaml",
+        &body(", ignore: [router, temperature]"),
+    );
+    let out = validate(&[&cfg]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
