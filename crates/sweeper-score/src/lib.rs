@@ -76,5 +76,5 @@ pub use report::{
     DURATION_MS, E2E_LATENCY, GOODPUT, GPU_HOURS, ITL, KNOWN_METRICS, OUTPUT_THROUGHPUT, Report,
     THROUGHPUT_PER_USER, TTFT,
 };
-pub use scoring::{avg_gpu, is_feasible, objective_value, score};
+pub use scoring::{avg_gpu, is_feasible, objective_key, objective_value, score};
 pub use stream::{FRONT_STREAM_CHUNK, FrontStream, RankStream};

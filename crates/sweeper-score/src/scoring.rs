@@ -43,6 +43,26 @@ fn per_gpu(rate: f64, report: &Report) -> f64 {
     if v.is_nan() { 0.0 } else { v }
 }
 
+/// The report key an objective's value comes from (SPEC 2's table): a report without it
+/// reads `0.0` (`+inf` for `e2e_latency`). The per-GPU objectives also divide by
+/// [`avg_gpu`], which needs `gpu_hours` and `duration_ms`.
+///
+/// ```
+/// use sweeper_goal::Objective;
+/// assert_eq!(
+///     sweeper_score::objective_key(Objective::ThroughputPerUser),
+///     "mean_output_token_throughput_per_user"
+/// );
+/// ```
+pub fn objective_key(objective: Objective) -> &'static str {
+    match objective {
+        Objective::Throughput | Objective::ThroughputPerGpu => OUTPUT_THROUGHPUT,
+        Objective::ThroughputPerUser => THROUGHPUT_PER_USER,
+        Objective::E2eLatency => E2E_LATENCY,
+        Objective::Goodput | Objective::GoodputPerGpu => GOODPUT,
+    }
+}
+
 /// The raw value of `objective` in its natural units, per SPEC 2's table.
 ///
 /// Missing keys: a maximized objective reads `0.0`; `e2e_latency` reads `+inf`, so a

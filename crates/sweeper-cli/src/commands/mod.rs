@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 pub(crate) mod evaluate;
 pub(crate) mod front;
 pub(crate) mod init;
+pub(crate) mod missing_keys;
 pub(crate) mod output;
 pub(crate) mod plot;
 pub(crate) mod presets;

@@ -157,6 +157,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let mut total = 0_usize;
     let mut feasible = 0_usize;
     let mut zeros = SilentZeros::default();
+    let mut missing = super::missing_keys::MissingKeys::new(objectives);
     let mut values = Vec::with_capacity(objectives.len());
     let mut front_fault: Option<ScoreError> = None;
     // A table of a whole ranking shows every feasible row: its columns and widths are
@@ -170,6 +171,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
         if !per_gpu.is_empty() {
             zeros.count(&row);
         }
+        missing.count(&row);
         let mut config = row.config;
         fill_used_gpus(&mut config, rule);
         // As make_candidate reads it: a count the reader refused never gets here.
@@ -210,6 +212,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
         note(&format!("warning: {n}"));
     }
     zeros.warn(&per_gpu, total);
+    missing.warn(total);
     let dropped = total - feasible;
     let described: Vec<String> = objectives
         .iter()

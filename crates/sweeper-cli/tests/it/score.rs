@@ -391,3 +391,32 @@ fn reads_a_named_pipe_like_a_file() {
     assert_eq!(piped, file);
     assert_eq!(indices(&piped), [1, 0, 2]);
 }
+
+#[test]
+fn an_objective_whose_key_no_row_has_is_named_with_the_keys_that_look_like_it() {
+    // Issue 36 item 2: the user's own benchmark rows, with TPOT where tok/s/user should be
+    let (_dir, rows) = temp_file(
+        "rows.csv",
+        "tp,conc,used_gpus,output_throughput_tok_s,mean_ttft_ms,mean_tpot_ms\n1,8,1,900,120,20\n2,16,2,1500,150,25\n",
+    );
+    let run = sweeper([
+        "score",
+        "--config",
+        example("serving/pareto.yaml").to_str().unwrap(),
+        rows.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "sweeper: warning: no row has `mean_output_token_throughput_per_user`, the report key of throughput_per_user, so throughput_per_user reads 0 in all 2 rows; keys that look like it: mean_tpot_ms; rename or convert one to `mean_output_token_throughput_per_user` in the reports (tok/s/user is 1000 / mean_tpot_ms)\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    // the key that is there draws no warning
+    assert!(
+        !run.stderr.contains("no row has `output_throughput_tok_s`"),
+        "{}",
+        run.stderr
+    );
+}
