@@ -65,6 +65,21 @@
 //!
 #![doc = include_str!("../calibration/TABLE.md")]
 //!
+//! **Where it is still off**, and why: (1) disaggregated TTFT (40% of the checked
+//! disaggregated points within ±25%): when the prefill pool bounds the rate,
+//! aiconfigurator keeps the decode batch full and reports the prefill latency as TTFT,
+//! while the model runs the closed loop it describes, so the clients the prefill pool
+//! cannot serve wait before it (seconds of TTFT) and the decode batch holds what the
+//! prefill pool delivers; (2) MoE on one GPU or with few tokens (aiconfigurator's
+//! TensorRT-LLM MoE kernels are up to 3–4× slower than the roofline at batch 1, the
+//! worst tok/s/gpu ratios), and tok/s/user of Qwen3-235B-A22B (Spearman 0.70–0.76 across
+//! its shapes: attention DP and EP costs are ranked less well than throughput); (3) the
+//! grouped expert GEMMs are fitted per backend (`moe_efficiency` 1.0 for vLLM from the
+//! measured gpt-oss runs, `moe_efficiency_trtllm` 0.25 from aiconfigurator): a MoE
+//! candidate with `backend: trtllm` is four times slower in compute-bound MoE layers;
+//! (4) gpt-oss decodes with long prompts (8k/1k) up to 2× slower than measured (no
+//! sliding-window attention).
+//!
 //! It **ignores**: pipeline parallelism (`pp` > 1 is unsupported), speculative decoding,
 //! prefix caching, KV offload, sliding-window attention (gpt-oss reads its whole context:
 //! long prompts decode slower than measured), kernel-shape effects beyond the roofline
