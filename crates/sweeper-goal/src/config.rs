@@ -135,6 +135,13 @@ impl Partial {
     }
 }
 
+/// The goal's target alone, every other key of the block skipped: what the workload's
+/// checks need when the goal failed on a key beside it.
+#[derive(serde::Deserialize)]
+struct TargetOnly {
+    target: Option<crate::raw::RawValue>,
+}
+
 /// The raw blocks, each read on its own so that one block's structure error leaves the
 /// others readable.
 struct RawBlocks {
@@ -196,6 +203,7 @@ fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
 /// evaluator's GPU and model even when the goal is misspelt). A syntax error, or an
 /// unknown key at the top level, fails every block.
 pub fn parse_partial(text: &str) -> Partial {
+    use crate::raw::Skip;
     let mut partial = Partial::default();
     // A UTF-8 byte-order mark (editors on Windows write one) is not part of the document.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -224,7 +232,19 @@ pub fn parse_partial(text: &str) -> Partial {
     let target_goal = match (&goal, &raw.goal) {
         (Some(g), _) => Some(g.clone().unwrap_or_default()),
         (None, Ok(g)) => goal::stand_in(g.as_ref()),
-        (None, Err(_)) => None,
+        // the goal's structure failed (a misspelt key beside the target): its target, read
+        // on its own, still checks the workload
+        (None, Err(_)) => read_text::<Option<RawConfig<TargetOnly, Skip, Skip, Skip, Skip>>>(text)
+            .ok()
+            .flatten()
+            .and_then(|r| r.goal)
+            .and_then(|g| {
+                goal::stand_in(Some(&crate::raw::RawGoal {
+                    target: g.target,
+                    sla: None,
+                    pareto_objectives: None,
+                }))
+            }),
     };
     let workload = if let Some(g) = target_goal {
         keep(

@@ -243,6 +243,19 @@ fn parse_all_reports_a_structure_error_beside_other_blocks_errors() {
             ("unknown_key", "sweep.bogus"),
         ]
     );
+    // a misspelt key beside a readable target: the workload is still checked against it
+    let errors = sweeper_goal::parse_all(
+        "goal: {target: goodput, tagret: x}\nworkload: {isl: 10, osl: 10, num_request_ratio: 1}\n",
+    )
+    .unwrap_err();
+    let got: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|e| (e.rule(), e.path().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        got,
+        [("unknown_key", "goal.tagret"), ("load_missing", "workload")]
+    );
     // an unknown top-level block comes alone, as before
     let errors = sweeper_goal::parse_all("goal: {target: paretto}\nworkloads: {}\n").unwrap_err();
     assert_eq!(errors.len(), 1);
