@@ -46,6 +46,8 @@ enum Command {
     Run(commands::run::Args),
     /// Evaluate one candidate exactly as a run would, and print its report.
     Evaluate(commands::evaluate::Args),
+    /// Write deployments of picked trials: a Dynamo DynamoGraphDeployment, launch commands, the candidate.
+    Export(commands::export::Args),
     /// Draw the plot of a sweep (finished or running), of score/front output or of a table: SVG or PNG.
     Plot(commands::plot::Args),
     /// Write a commented sweep config to start from.
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(&args),
         Command::Evaluate(args) => commands::evaluate::run(&args),
         Command::Plot(args) => commands::plot::run(&args),
+        Command::Export(args) => commands::export::run(&args),
         Command::Init(args) => commands::init::run(&args),
         Command::Presets(args) => commands::presets::run(&args),
         Command::Schema(args) => commands::schema::run(&args),

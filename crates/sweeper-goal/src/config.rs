@@ -2,6 +2,7 @@
 
 use crate::error::ConfigError;
 use crate::evaluator::EvaluatorConfig;
+use crate::export::ExportSettings;
 use crate::goal::{Goal, GoalOut};
 use crate::raw::RawConfig;
 use crate::space::SearchSpaceConfig;
@@ -32,6 +33,8 @@ pub struct SweepConfig {
     pub evaluator: Option<EvaluatorConfig>,
     /// Rounds, parallelism, seed, algorithm (all defaulted).
     pub sweep: SweepSettings,
+    /// What `sweeper export` writes into a deployment (model, image, ...), if given.
+    pub export: Option<ExportSettings>,
 }
 
 impl SweepConfig {
@@ -67,6 +70,9 @@ impl Serialize for SweepConfig {
             m.serialize_entry("evaluator", e)?;
         }
         m.serialize_entry("sweep", &self.sweep)?;
+        if let Some(e) = &self.export {
+            m.serialize_entry("export", e)?;
+        }
         m.end()
     }
 }
@@ -74,16 +80,16 @@ impl Serialize for SweepConfig {
 /// Parses and validates a config from YAML or JSON text (JSON only without the `yaml`
 /// feature).
 ///
-/// Checks run block by block (goal, workload, search space, evaluator, sweep) and the
-/// first failure is returned; [`parse_all`] gives every block's failure. An empty document
-/// is the all-default config.
+/// Checks run block by block (goal, workload, search space, evaluator, sweep, export) and
+/// the first failure is returned; [`parse_all`] gives every block's failure. An empty
+/// document is the all-default config.
 pub fn parse(text: &str) -> Result<SweepConfig, ConfigError> {
     parse_all(text).map_err(|mut errors| errors.swap_remove(0))
 }
 
 /// Like [`parse`], but reports the first failure of *each* block (goal, workload, search
-/// space, evaluator, sweep), in that order, so that a user fixes them in one pass. A block's
-/// failure is a structure error (an unknown or misspelt key, a wrong type) as well as a
+/// space, evaluator, sweep, export), in that order, so that a user fixes them in one pass.
+/// A block's failure is a structure error (an unknown or misspelt key, a wrong type) as well as a
 /// broken rule: a misspelt key in one block does not hide the other blocks' errors. The
 /// workload is checked against the goal's target even when the goal failed for another
 /// reason, and skipped only when the target itself is unreadable. A syntax error, or an
@@ -112,6 +118,8 @@ pub enum Block {
     Evaluator,
     /// `sweep:`
     Sweep,
+    /// `export:`
+    Export,
 }
 
 /// A config read block by block ([`parse_partial`]): the blocks that passed their checks,
@@ -124,7 +132,7 @@ pub struct Partial {
     /// The first error of each failed block, in block order (or the one syntax error).
     pub errors: Vec<ConfigError>,
     /// Which blocks failed, in the order of [`Block`].
-    failed: [bool; 5],
+    failed: [bool; 6],
 }
 
 impl Partial {
@@ -150,6 +158,7 @@ struct RawBlocks {
     search_space: Result<Option<crate::raw::RawSearchSpace>, ConfigError>,
     evaluator: Result<Option<crate::raw::RawEvaluator>, ConfigError>,
     sweep: Result<Option<crate::raw::RawSweep>, ConfigError>,
+    export: Result<Option<crate::raw::RawExport>, ConfigError>,
 }
 
 fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
@@ -159,24 +168,27 @@ fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
         Err(e) => {
             // The document's own shape first (a mapping of known blocks): its error comes
             // alone. Then each block read with the others skipped.
-            read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, Skip>>>(text)?;
+            read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, Skip, Skip>>>(text)?;
             let blocks = RawBlocks {
-                goal: read_text::<Option<RawConfig<_, Skip, Skip, Skip, Skip>>>(text)
+                goal: read_text::<Option<RawConfig<_, Skip, Skip, Skip, Skip, Skip>>>(text)
                     .map(|r| r.and_then(|r| r.goal)),
-                workload: read_text::<Option<RawConfig<Skip, _, Skip, Skip, Skip>>>(text)
+                workload: read_text::<Option<RawConfig<Skip, _, Skip, Skip, Skip, Skip>>>(text)
                     .map(|r| r.and_then(|r| r.workload)),
-                search_space: read_text::<Option<RawConfig<Skip, Skip, _, Skip, Skip>>>(text)
+                search_space: read_text::<Option<RawConfig<Skip, Skip, _, Skip, Skip, Skip>>>(text)
                     .map(|r| r.and_then(|r| r.search_space)),
-                evaluator: read_text::<Option<RawConfig<Skip, Skip, Skip, _, Skip>>>(text)
+                evaluator: read_text::<Option<RawConfig<Skip, Skip, Skip, _, Skip, Skip>>>(text)
                     .map(|r| r.and_then(|r| r.evaluator)),
-                sweep: read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, _>>>(text)
+                sweep: read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, _, Skip>>>(text)
                     .map(|r| r.and_then(|r| r.sweep)),
+                export: read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, Skip, _>>>(text)
+                    .map(|r| r.and_then(|r| r.export)),
             };
             let any_failed = blocks.goal.is_err()
                 || blocks.workload.is_err()
                 || blocks.search_space.is_err()
                 || blocks.evaluator.is_err()
-                || blocks.sweep.is_err();
+                || blocks.sweep.is_err()
+                || blocks.export.is_err();
             // Each block read alone cannot fail less than the whole; should it, the whole's
             // error is the one to show.
             return if any_failed { Ok(blocks) } else { Err(e) };
@@ -188,6 +200,7 @@ fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
         search_space: None,
         evaluator: None,
         sweep: None,
+        export: None,
     });
     Ok(RawBlocks {
         goal: Ok(whole.goal),
@@ -195,6 +208,7 @@ fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
         search_space: Ok(whole.search_space),
         evaluator: Ok(whole.evaluator),
         sweep: Ok(whole.sweep),
+        export: Ok(whole.export),
     })
 }
 
@@ -213,7 +227,7 @@ pub fn parse_partial(text: &str) -> Partial {
         Ok(raw) => raw,
         Err(e) => {
             partial.errors.push(e);
-            partial.failed = [true; 5];
+            partial.failed = [true; 6];
             return partial;
         }
     };
@@ -279,12 +293,19 @@ pub fn parse_partial(text: &str) -> Partial {
         raw.sweep
             .and_then(|s| s.as_ref().map(sweep::from_raw).transpose()),
     );
+    let export = keep(
+        errors,
+        &mut failed[Block::Export as usize],
+        raw.export
+            .and_then(|e| e.as_ref().map(crate::export::from_raw).transpose()),
+    );
     partial.config = SweepConfig {
         goal: goal.flatten().unwrap_or_default(),
         workload: workload.flatten(),
         search_space: search_space.flatten().unwrap_or_default(),
         evaluator: evaluator.flatten(),
         sweep: sweep.flatten().unwrap_or_default(),
+        export: export.flatten(),
     };
     partial
 }

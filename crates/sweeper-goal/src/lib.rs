@@ -131,6 +131,7 @@
 mod config;
 mod error;
 mod evaluator;
+mod export;
 mod goal;
 #[cfg(not(feature = "yaml"))]
 mod json;
@@ -152,6 +153,7 @@ pub use config::{
 };
 pub use error::{ConfigError, IoError, Location};
 pub use evaluator::{EvaluatorConfig, EvaluatorKind};
+pub use export::{EXPORT_APIS, EXPORT_BACKENDS, ExportSettings};
 pub use goal::{DEFAULT_PARETO_OBJECTIVES, Goal, Sla};
 pub use load::{
     KvCapacityTooSmall, KvRole, RatioLoad, concurrency_for_ratio, request_count, round_half_even,

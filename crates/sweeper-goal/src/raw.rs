@@ -204,7 +204,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OrderedMap<T> {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with keys goal, workload, search_space, evaluator, sweep"
+    expecting = "a mapping with keys goal, workload, search_space, evaluator, sweep, export"
 )]
 pub(crate) struct RawConfig<
     G = RawGoal,
@@ -212,12 +212,29 @@ pub(crate) struct RawConfig<
     S = RawSearchSpace,
     E = RawEvaluator,
     Sw = RawSweep,
+    Ex = RawExport,
 > {
     pub(crate) goal: Option<G>,
     pub(crate) workload: Option<W>,
     pub(crate) search_space: Option<S>,
     pub(crate) evaluator: Option<E>,
     pub(crate) sweep: Option<Sw>,
+    pub(crate) export: Option<Ex>,
+}
+
+/// `export:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with keys model, image, namespace, backend, gpus_per_node, api"
+)]
+pub(crate) struct RawExport {
+    pub(crate) model: Option<RawValue>,
+    pub(crate) image: Option<RawValue>,
+    pub(crate) namespace: Option<RawValue>,
+    pub(crate) backend: Option<RawValue>,
+    pub(crate) gpus_per_node: Option<RawValue>,
+    pub(crate) api: Option<RawValue>,
 }
 
 /// Any value, unread: a block skipped while another block is read on its own.

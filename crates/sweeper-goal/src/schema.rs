@@ -33,6 +33,43 @@ struct SweepConfigDocument {
     search_space: Option<SearchSpaceDoc>,
     evaluator: Option<EvaluatorDoc>,
     sweep: Option<SweepDoc>,
+    export: Option<ExportDoc>,
+}
+
+/// What `sweeper export` writes into a deployment; its options override these.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct ExportDoc {
+    /// The model the workers serve (a Hugging Face id or a path).
+    model: Option<String>,
+    /// The container image of every component.
+    image: Option<String>,
+    /// The Kubernetes namespace.
+    namespace: Option<String>,
+    /// The backend of candidates without a `backend` key; default vllm.
+    backend: Option<ExportBackendDoc>,
+    /// GPUs a node has; a worker with more spans whole nodes. Default 8.
+    #[schemars(range(min = 1, max = 4096))]
+    gpus_per_node: Option<u64>,
+    /// The DynamoGraphDeployment API version; default v1beta1.
+    api: Option<ExportApiDoc>,
+}
+
+/// A serving engine.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum ExportBackendDoc {
+    Vllm,
+    Sglang,
+    Trtllm,
+}
+
+/// A DynamoGraphDeployment API version.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum ExportApiDoc {
+    V1beta1,
+    V1alpha1,
 }
 
 /// What is optimized: one objective ranked, or a Pareto front.

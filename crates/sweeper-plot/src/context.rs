@@ -34,7 +34,8 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// The tooltip of a point: id and standing, objective values, parameters, GPUs, reason.
+    /// The tooltip of a point: id and standing, objective values, parameters, GPUs, reason;
+    /// for a feasible trial, the command that exports it as a deployment.
     pub(crate) fn tooltip(&self, p: &PlotPoint) -> String {
         let mut tip = format!("{} {}", self.chart.id_label, p.id);
         match p.outcome {
@@ -66,6 +67,13 @@ impl<'a> Ctx<'a> {
         }
         if let Some(r) = &p.reason {
             let _ = write!(tip, "\nreason: {r}");
+        }
+        if p.outcome == Outcome::Feasible && self.chart.id_label == "trial" {
+            let _ = write!(
+                tip,
+                "\ndeploy it: sweeper export SWEEP_DIR --trial {}",
+                p.id
+            );
         }
         tip
     }
@@ -106,5 +114,38 @@ pub(crate) fn wants_log(chart: &Chart, options: &PlotOptions, k: usize) -> bool 
                 .fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
             positive && (o.is_latency() || hi / lo > 100.0)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ctx;
+    use crate::{Chart, Outcome, PlotObjective, PlotOptions, PlotPoint};
+    use sweeper_goal::Direction;
+
+    #[test]
+    fn a_feasible_trials_tooltip_names_the_command_that_exports_it() {
+        let mut chart = Chart::new("t", vec![PlotObjective::new("y", "", Direction::Maximize)]);
+        let options = PlotOptions::default();
+        let feasible = PlotPoint::new(7, Outcome::Feasible, Some(vec![1.0]));
+        let failed = PlotPoint::new(8, Outcome::Failed, None);
+        let tip = Ctx::new(&chart, &options).tooltip(&feasible);
+        assert!(tip.starts_with("trial 7"), "{tip}");
+        assert!(
+            tip.ends_with("\ndeploy it: sweeper export SWEEP_DIR --trial 7"),
+            "{tip}"
+        );
+        assert!(
+            !Ctx::new(&chart, &options)
+                .tooltip(&failed)
+                .contains("sweeper export")
+        );
+        // Rows of a table are not trials of a sweep: nothing to export.
+        chart.id_label = "row".to_owned();
+        assert!(
+            !Ctx::new(&chart, &options)
+                .tooltip(&feasible)
+                .contains("sweeper export")
+        );
     }
 }

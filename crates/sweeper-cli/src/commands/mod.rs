@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 pub(crate) mod evaluate;
+pub(crate) mod export;
 pub(crate) mod front;
 pub(crate) mod init;
 pub(crate) mod missing_keys;

@@ -326,7 +326,14 @@ fn schema_is_json_schema_of_every_block() {
     let blocks: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
     assert_eq!(
         blocks,
-        ["evaluator", "goal", "search_space", "sweep", "workload"]
+        [
+            "evaluator",
+            "export",
+            "goal",
+            "search_space",
+            "sweep",
+            "workload"
+        ]
     );
     assert_eq!(schema["additionalProperties"], false);
 }

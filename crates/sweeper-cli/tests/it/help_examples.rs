@@ -268,6 +268,11 @@ fn plot_examples_run() {
 }
 
 #[test]
+fn export_examples_run() {
+    run_examples(&["export"], &[&["run", "examples/quickstart.yaml", "-q"]]);
+}
+
+#[test]
 fn init_presets_schema_completions_examples_run() {
     for command in ["init", "presets", "schema", "completions"] {
         run_examples(&[command], &[]);

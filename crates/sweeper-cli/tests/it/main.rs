@@ -6,6 +6,7 @@ mod common;
 mod counts;
 mod evaluator;
 mod evaluator_faults;
+mod export;
 mod front;
 mod fuzz_corpus;
 mod habits;

@@ -156,7 +156,8 @@ fn two_objectives_draw_axes_points_the_front_and_a_tooltip_on_every_mark() {
     assert_eq!(
         *first,
         "trial 0 · on the Pareto front\nthroughput_per_gpu = 1300 tok/s/gpu\n\
-         throughput_per_user = 10 tok/s/user\ntp=1 · router=rr\nGPUs: 1"
+         throughput_per_user = 10 tok/s/user\ntp=1 · router=rr\nGPUs: 1\n\
+         deploy it: sweeper export SWEEP_DIR --trial 0"
     );
 }
 

@@ -8,6 +8,8 @@ mod conformance;
 mod conformance_rows;
 #[cfg(feature = "yaml")]
 mod examples;
+#[cfg(feature = "yaml")]
+mod export;
 mod json;
 mod load;
 #[cfg(feature = "yaml")]

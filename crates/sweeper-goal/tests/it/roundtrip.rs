@@ -20,6 +20,8 @@ const CONFIGS: &[&str] = &[
     "sweep: {max_consecutive_failures: 1}",
     "sweep: {schedule: async, max_trials: 12}",
     "sweep: {max_consecutive_failures: 4294967295.0}",
+    "export: {model: Qwen/Qwen3-32B-FP8, image: \"nvcr.io/x:1\", namespace: serving, backend: sglang, gpus_per_node: 4, api: v1alpha1}",
+    "export: {}",
 ];
 
 #[test]
