@@ -169,7 +169,11 @@ pub enum ConfigError {
         expected: String,
     },
     /// A name that is not a target (in `goal.target` or `goal.pareto_objectives[i]`).
-    #[error("{path}: unknown target {value}; expected one of {}", list(accepted))]
+    #[error(
+        "{path}: unknown target {value}; {}expected one of {}",
+        did_you_mean.as_ref().map_or_else(String::new, |k| format!("did you mean `{k}`? ")),
+        list(accepted)
+    )]
     UnknownTarget {
         /// Key path.
         path: String,
@@ -177,6 +181,8 @@ pub enum ConfigError {
         value: String,
         /// The names accepted there.
         accepted: Vec<String>,
+        /// The accepted name closest to the value (a misspelling), if one is close.
+        did_you_mean: Option<String>,
     },
     /// SPEC 2 rule 1: `pareto_objectives` is legal only when `target` is `pareto`.
     #[error(

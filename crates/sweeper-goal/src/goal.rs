@@ -240,10 +240,14 @@ fn target_at(v: &RawValue, path: &str, scalar_only: bool) -> Result<Target, Conf
             .map(str::to_owned)
             .collect()
     };
-    Target::from_name(name).ok_or_else(|| ConfigError::UnknownTarget {
-        path: path.to_owned(),
-        value: v.show(),
-        accepted: accepted(),
+    Target::from_name(name).ok_or_else(|| {
+        let accepted = accepted();
+        ConfigError::UnknownTarget {
+            path: path.to_owned(),
+            value: v.show(),
+            did_you_mean: crate::raw::closest_of(name, accepted.iter().map(String::as_str)),
+            accepted,
+        }
     })
 }
 

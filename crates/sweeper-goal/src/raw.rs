@@ -464,7 +464,11 @@ fn bare_message_whole(full: &str, loc: Option<(usize, usize)>) -> String {
 /// The backticked name in `expected` closest to `key` (edit distance at most 2, or at most
 /// a third of the key's length), if any.
 fn closest(key: &str, expected: &str) -> Option<String> {
-    let names = expected.split('`').skip(1).step_by(2);
+    closest_of(key, expected.split('`').skip(1).step_by(2))
+}
+
+/// The name of `names` closest to `key`, under the limit of [`closest`].
+pub(crate) fn closest_of<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Option<String> {
     let limit = (key.chars().count() / 3).max(2);
     names
         .map(|n| (edit_distance(key, n), n))
