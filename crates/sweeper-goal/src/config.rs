@@ -248,17 +248,19 @@ pub fn parse_partial(text: &str) -> Partial {
         (None, Ok(g)) => goal::stand_in(g.as_ref()),
         // the goal's structure failed (a misspelt key beside the target): its target, read
         // on its own, still checks the workload
-        (None, Err(_)) => read_text::<Option<RawConfig<TargetOnly, Skip, Skip, Skip, Skip>>>(text)
-            .ok()
-            .flatten()
-            .and_then(|r| r.goal)
-            .and_then(|g| {
-                goal::stand_in(Some(&crate::raw::RawGoal {
-                    target: g.target,
-                    sla: None,
-                    pareto_objectives: None,
-                }))
-            }),
+        (None, Err(_)) => {
+            read_text::<Option<RawConfig<TargetOnly, Skip, Skip, Skip, Skip, Skip>>>(text)
+                .ok()
+                .flatten()
+                .and_then(|r| r.goal)
+                .and_then(|g| {
+                    goal::stand_in(Some(&crate::raw::RawGoal {
+                        target: g.target,
+                        sla: None,
+                        pareto_objectives: None,
+                    }))
+                })
+        }
     };
     let workload = if let Some(g) = target_goal {
         keep(
