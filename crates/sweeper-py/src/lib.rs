@@ -3,7 +3,8 @@
 //! **Layer**: beside the command line, on top of every library crate: `sweeper-goal`
 //! (configs and their errors), `sweeper-score` (scoring and the front kernels),
 //! `sweeper-sampler` (the study) and `sweeper-engine`, `sweeper-eval` and `sweeper-tables`
-//! (the run loop, the evaluators a config names, the result files). It adds no
+//! (the run loop, the evaluators a config names, the result files), and `sweeper-export`
+//! (a trial as a deployment). It adds no
 //! behaviour of its own: every rule stays in the crate that owns it, and this crate only
 //! converts between Python objects and those crates' types.
 //!
@@ -28,6 +29,7 @@
 
 mod config;
 mod convert;
+mod export;
 mod fronts;
 mod score;
 mod study;
@@ -74,5 +76,6 @@ fn _sweeper(m: &Bound<'_, PyModule>) -> PyResult<()> {
     study::register(m)?;
     score::register(m)?;
     sweep::register(m)?;
+    export::register(m)?;
     Ok(())
 }

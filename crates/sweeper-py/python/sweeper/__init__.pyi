@@ -179,3 +179,27 @@ def run(
     ``trials``, ``tallies``, ``reasons``, ``pareto`` and ``objectives``. Ctrl-C stops the
     sweep (nothing new starts, running calls finish) and raises ``KeyboardInterrupt``;
     ``resume=True`` then goes on from the journal."""
+
+def export(
+    result_or_dir: Union[PathOrText, Mapping[str, Any]],
+    trial_ids: Iterable[int],
+    out: PathOrText,
+    *,
+    api: Optional[Literal["v1beta1", "v1alpha1"]] = None,
+    backend: Optional[Literal["vllm", "sglang", "trtllm"]] = None,
+    gpus_per_node: Optional[int] = None,
+    model: Optional[str] = None,
+    image: Optional[str] = None,
+    namespace: Optional[str] = None,
+    allow_unmapped: bool = False,
+) -> list[str]:
+    """Writes ``out/trial-ID/`` for each trial as ``sweeper export --trial ID`` does:
+    ``dgd.yaml`` (a Dynamo DynamoGraphDeployment whose GPUs sum to the trial's
+    ``used_gpus``), ``launch.sh`` (engine launch commands) and ``candidate.json`` (the
+    candidate, its report and objectives). ``result_or_dir`` is a sweep's output directory
+    (``run(..., out=DIR)``), its result.json, or that file's content as a dict. Returns the
+    folders. Raises ``ValueError`` naming the trial and the key for a candidate that cannot
+    be exported (``allow_unmapped=True`` records unknown parameters as comments), and
+    ``OSError`` when a file cannot be written. An argument left ``None`` comes from the
+    sweep config's ``export:`` block, else its default (v1beta1, vllm, 8 GPUs a node); a
+    model, image or namespace given nowhere is a placeholder named as such."""
