@@ -559,3 +559,41 @@ fn long_choice_and_value_lists_are_checked_in_linear_time() {
         .unwrap_err();
     assert!(err.to_string().contains("is listed twice"), "{err}");
 }
+
+#[test]
+fn size_counts_the_points_of_a_finite_space_and_every_grid() {
+    // integers 1..=4 and three values: 12 points under every algorithm
+    let mut finite = SearchSpace::new();
+    finite
+        .add(
+            "tp",
+            ParamSpec::Int {
+                lo: 1,
+                hi: 4,
+                log: false,
+            },
+        )
+        .unwrap();
+    finite
+        .add(
+            "batch",
+            ParamSpec::Discrete {
+                values: vec![8.0, 16.0, 32.0],
+                log: false,
+            },
+        )
+        .unwrap();
+    for algorithm in Algorithm::ALL {
+        let s = study(finite.clone(), objective(), algorithm, 0);
+        assert_eq!(s.size(), Some(12), "{algorithm:?}");
+    }
+    // a float has no end, but for the grid, which walks it at fixed levels
+    for algorithm in Algorithm::ALL {
+        let s = study(unit_space(1), objective(), algorithm, 0);
+        if algorithm == Algorithm::Grid {
+            assert!(s.size().is_some_and(|n| n > 1), "{:?}", s.size());
+        } else {
+            assert_eq!(s.size(), None, "{algorithm:?}");
+        }
+    }
+}
