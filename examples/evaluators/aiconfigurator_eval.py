@@ -25,6 +25,10 @@ Candidate parameters it maps (anything else fails unless ``--ignore NAME``):
 ``kvcache_quant_mode``,
 ``fmha_quant_mode``,
 ``moe_quant_mode``
+``deployment_mode``,         a topology candidate (SPEC 8): ``agg`` is estimated; ``disagg``
+``strategy``, ``used_gpus``  is answered unsupported for now (the adapter's load model is the
+                            aggregated one); ``strategy`` and ``used_gpus`` are derived
+                            from the shape and not passed on
 ``model``, ``system``,      override the command-line defaults per candidate
 ``backend``,
 ``backend_version``
@@ -73,7 +77,15 @@ PASS_THROUGH = {
 IDENTITY = ("model", "system", "backend", "backend_version")
 DP_KEYS = ("attention_dp", "dp")
 BATCH_KEYS = ("max_batch_size", "batch_size")
-KNOWN = ("tp", "pp", "moe_tp", "moe_ep", "replicas") + DP_KEYS + BATCH_KEYS + tuple(PASS_THROUGH) + IDENTITY
+TOPOLOGY_KEYS = ("deployment_mode", "strategy", "used_gpus")
+KNOWN = (
+    ("tp", "pp", "moe_tp", "moe_ep", "replicas")
+    + DP_KEYS
+    + BATCH_KEYS
+    + tuple(PASS_THROUGH)
+    + IDENTITY
+    + TOPOLOGY_KEYS
+)
 # KV block sizes of the serving engines' defaults (tokens per block).
 DEFAULT_BLOCK = {"trtllm": 32, "vllm": 16, "sglang": 1}
 # The memory-fraction convention of each backend in aiconfigurator's KV model.
@@ -144,6 +156,11 @@ def make_evaluate(opts):
 
     def evaluate(candidate: dict) -> dict:
         params = dict(candidate.get("parameters") or {})
+        if params.get("deployment_mode") == "disagg":
+            raise se.Unsupported(
+                "a disaggregated candidate: this adapter estimates aggregated serving only; "
+                "search `deployment_mode: [agg]` with it, or use dynamo_replay.py"
+            )
         se.check_known(params, KNOWN, opts.ignore)
         workload = se.workload_of(candidate)
         if workload.get("trace_path") is not None:

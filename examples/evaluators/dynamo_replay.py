@@ -32,6 +32,12 @@ Candidate parameters it maps (anything else fails unless ``--ignore NAME``):
 ``prefill_replicas``,          to prefill/decode pools (``num_prefill_workers``,
 ``decode_tp``,                 ``num_decode_workers``; engine args per pool); ``tp`` and
 ``decode_replicas``            ``replicas`` are then not allowed
+``deployment_mode``,           a topology candidate (SPEC 8): ``disagg`` selects the pools;
+``prefill_attention_dp``,      each pool's ``dp_size`` from its own ``*_attention_dp``;
+``decode_attention_dp``,       ``pp`` must be 1; ``moe_tp``, ``moe_ep`` (and their
+``pp``, ``moe_tp``,            ``prefill_``/``decode_`` forms), ``strategy`` and
+``moe_ep``, ``strategy``,      ``used_gpus`` are accepted and not passed on: the mocker has
+``used_gpus``                  no expert parallelism (its GPU count is ``tp × dp``)
 ``shared_prefix_ratio``,       synthetic-workload options of the replay
 ``num_prefix_groups``,
 ``arrival_seed``
@@ -73,8 +79,16 @@ BATCH_KEYS = ("max_batch_size", "max_num_seqs")
 DP_KEYS = ("dp", "attention_dp", "dp_size")
 DISAGG_KEYS = ("prefill_tp", "prefill_replicas", "decode_tp", "decode_replicas")
 REPLAY_KEYS = ("shared_prefix_ratio", "num_prefix_groups", "arrival_seed")
+# The flat keys of a topology candidate (SPEC 8) the mocker takes no setting for.
+SHAPE_KEYS = ("pp", "moe_tp", "moe_ep", "strategy")
+TOPOLOGY_KEYS = (
+    ("deployment_mode", "used_gpus", "prefill_attention_dp", "decode_attention_dp")
+    + SHAPE_KEYS
+    + tuple(f"{role}_{k}" for role in ("prefill", "decode") for k in SHAPE_KEYS)
+)
 KNOWN = (
     ("tp", "replicas", "router")
+    + TOPOLOGY_KEYS
     + tuple(ENGINE_KEYS)
     + BATCH_KEYS
     + DP_KEYS
@@ -135,7 +149,13 @@ def make_evaluate(opts):
             raise se.Unsupported(f"router `{router}` is not a dynamo router mode (known: {', '.join(ROUTERS)})")
         dp = se.int_param(params, DP_KEYS, int(base.get("dp_size", 1)))
         base_tp = int(base.get("tensor_parallel_size", 1))
-        disagg = any(k in params for k in DISAGG_KEYS)
+        for key in ("pp", "prefill_pp", "decode_pp"):
+            if se.int_param(params, (key,), 1) != 1:
+                raise se.Unsupported(f"{key} > 1: the replay has no pipeline parallelism")
+        mode = params.get("deployment_mode")
+        if mode not in (None, "agg", "disagg"):
+            raise se.Failed(f"deployment_mode `{mode}` is neither agg nor disagg")
+        disagg = mode == "disagg" or any(k in params for k in DISAGG_KEYS)
         kwargs: dict = {"router_mode": ROUTERS[router]}
         if disagg:
             if "tp" in params or "replicas" in params:
@@ -144,8 +164,10 @@ def make_evaluate(opts):
             d_tp = se.int_param(params, ("decode_tp",), base_tp)
             p_n = se.int_param(params, ("prefill_replicas",), 1)
             d_n = se.int_param(params, ("decode_replicas",), 1)
-            prefill = engine_args_for(base, params, p_tp, dp, "prefill")
-            decode = engine_args_for(base, params, d_tp, dp, "decode")
+            p_dp = se.int_param(params, ("prefill_attention_dp",), dp)
+            d_dp = se.int_param(params, ("decode_attention_dp",), dp)
+            prefill = engine_args_for(base, params, p_tp, p_dp, "prefill")
+            decode = engine_args_for(base, params, d_tp, d_dp, "decode")
             kwargs.update(
                 prefill_engine_args=prefill,
                 decode_engine_args=decode,
@@ -153,7 +175,7 @@ def make_evaluate(opts):
                 num_decode_workers=d_n,
             )
             load_args, load_workers, role = decode, d_n, "decode"
-            used_gpus = (p_n * p_tp + d_n * d_tp) * dp
+            used_gpus = p_n * p_tp * p_dp + d_n * d_tp * d_dp
         else:
             tp = se.int_param(params, ("tp",), base_tp)
             replicas = se.int_param(params, ("replicas",), 1)

@@ -215,3 +215,79 @@ class Protocol(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DynamoTopologyKeys(unittest.TestCase):
+    """The Dynamo replay adapter on a topology candidate's flat keys (SPEC 8), against a
+    stand-in `dynamo` package that records the replay's arguments."""
+
+    def setUp(self):
+        import tempfile
+        import types
+
+        self.tmp = tempfile.TemporaryDirectory()
+        pkg = Path(self.tmp.name) / "dynamo"
+        pkg.mkdir()
+        (pkg / "__init__.py").write_text("")
+        (pkg / "_core.py").write_text(
+            "def _normalize_mocker_config(args):\n"
+            "    return {'engine': {'num_gpu_blocks': 1000, 'block_size': 16},"
+            " 'dp_size': args.get('dp_size', 1)}\n"
+        )
+        (pkg / "replay.py").write_text(
+            "CALLS = []\n"
+            "class R:\n"
+            "    summary = {'completed_requests': 4, 'output_throughput_tok_s': 1.0}\n"
+            "def run_synthetic_trace_replay(isl, osl, n, **kw):\n"
+            "    CALLS.append(kw)\n"
+            "    return R()\n"
+            "def run_trace_replay(path, **kw):\n"
+            "    CALLS.append(kw)\n"
+            "    return R()\n"
+        )
+        sys.path.insert(0, self.tmp.name)
+        for name in [m for m in sys.modules if m == "dynamo" or m.startswith("dynamo.")]:
+            del sys.modules[name]
+        import dynamo_replay
+
+        opts = types.SimpleNamespace(engine_args=None, ignore=[], seed=42)
+        self.evaluate = dynamo_replay.make_evaluate(opts)
+        import dynamo.replay
+
+        self.calls = dynamo.replay.CALLS
+
+    def tearDown(self):
+        sys.path.remove(self.tmp.name)
+        for name in [m for m in sys.modules if m == "dynamo" or m.startswith("dynamo.")]:
+            del sys.modules[name]
+        self.tmp.cleanup()
+
+    def test_a_disagg_candidate_maps_each_pool_with_its_own_attention_dp(self):
+        params = {
+            "deployment_mode": "disagg", "backend": "vllm", "used_gpus": 24,
+            "prefill_tp": 8, "prefill_pp": 1, "prefill_attention_dp": 1, "prefill_moe_tp": 1,
+            "prefill_moe_ep": 8, "prefill_strategy": "tep", "prefill_replicas": 1,
+            "decode_tp": 1, "decode_pp": 1, "decode_attention_dp": 8, "decode_moe_tp": 1,
+            "decode_moe_ep": 8, "decode_strategy": "dep", "decode_replicas": 2,
+        }
+        report = self.evaluate(candidate(parameters=params, used_gpus=24))
+        self.assertEqual(report["used_gpus"], 24)
+        kw = self.calls[-1]
+        self.assertEqual(kw["num_prefill_workers"], 1)
+        self.assertEqual(kw["num_decode_workers"], 2)
+        self.assertEqual(kw["prefill_engine_args"]["tensor_parallel_size"], 8)
+        self.assertEqual(kw["prefill_engine_args"]["dp_size"], 1)
+        self.assertEqual(kw["decode_engine_args"]["tensor_parallel_size"], 1)
+        self.assertEqual(kw["decode_engine_args"]["dp_size"], 8)
+
+    def test_an_agg_candidate_and_a_pipeline_stage(self):
+        params = {
+            "deployment_mode": "agg", "backend": "vllm", "used_gpus": 8, "tp": 1, "pp": 1,
+            "attention_dp": 4, "moe_tp": 1, "moe_ep": 4, "strategy": "dep", "replicas": 2,
+        }
+        report = self.evaluate(candidate(parameters=params, used_gpus=8))
+        self.assertEqual(report["used_gpus"], 8)
+        self.assertEqual(self.calls[-1]["num_workers"], 2)
+        self.assertEqual(self.calls[-1]["extra_engine_args"]["dp_size"], 4)
+        with self.assertRaises(se.Unsupported):
+            self.evaluate(candidate(parameters=dict(params, pp=2)))

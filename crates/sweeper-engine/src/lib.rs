@@ -72,11 +72,13 @@ pub mod text;
 pub use sweeper_goal;
 pub use sweeper_sampler;
 pub use sweeper_score;
+pub use sweeper_topology;
 
 pub use evaluator::{EvalContext, EvalOutcome, EvalRequest, Evaluator, RawReport};
 pub use provider::{Provider, SweepContext};
 pub use report::parse_report;
 pub use run::{
-    FileJournal, ListProposer, Proposer, RunError, RunObserver, RunResult, Status, Sweeper,
-    SweeperBuilder, default_study, search_space,
+    BranchStudies, FileJournal, ListProposer, Proposer, RunError, RunObserver, RunResult, Status,
+    Sweeper, SweeperBuilder, TOPOLOGY, default_proposer, default_study, search_space,
+    search_space_of, topology_pool,
 };

@@ -7,7 +7,7 @@
 use crate::{CommandEvaluator, CommandSpec, SlurmEvaluator, SlurmSpec};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use sweeper_engine::{Evaluator, RunError, default_study};
+use sweeper_engine::{Evaluator, RunError, default_proposer};
 use sweeper_goal::{Block, EvaluatorKind, Partial, SweepConfig};
 use sweeper_model::BuiltinEvaluator;
 
@@ -29,7 +29,7 @@ pub struct Setup {
 /// is not looked for (it runs on a compute node, perhaps in a container); `sbatch` must be
 /// on `PATH` instead. A config without an evaluator passes (it can be scored, not run).
 pub fn check_runnable(config: &SweepConfig) -> Result<(), RunError> {
-    default_study(config)?;
+    default_proposer(config)?;
     check_evaluator(config)
 }
 
@@ -43,7 +43,7 @@ pub fn check_runnable_partial(partial: &Partial) -> Vec<RunError> {
     let study_blocks_passed = ![Block::Goal, Block::SearchSpace, Block::Sweep]
         .into_iter()
         .any(|b| partial.failed(b));
-    if study_blocks_passed && let Err(e) = default_study(config) {
+    if study_blocks_passed && let Err(e) = default_proposer(config) {
         errors.push(e);
     }
     if !partial.failed(Block::Evaluator)

@@ -35,6 +35,11 @@ pub struct SweepConfig {
     pub sweep: SweepSettings,
     /// What `sweeper export` writes into a deployment (model, image, ...), if given.
     pub export: Option<ExportSettings>,
+    /// Extra or replacement model cards, name → card (JSON as written), for a topology;
+    /// checked where the cards are known (`sweeper-topology`).
+    pub models: Option<serde_json::Value>,
+    /// Extra or replacement GPU cards, name → card, likewise.
+    pub gpus: Option<serde_json::Value>,
 }
 
 impl SweepConfig {
@@ -72,6 +77,12 @@ impl Serialize for SweepConfig {
         m.serialize_entry("sweep", &self.sweep)?;
         if let Some(e) = &self.export {
             m.serialize_entry("export", e)?;
+        }
+        if let Some(models) = &self.models {
+            m.serialize_entry("models", models)?;
+        }
+        if let Some(gpus) = &self.gpus {
+            m.serialize_entry("gpus", gpus)?;
         }
         m.end()
     }
@@ -159,6 +170,8 @@ struct RawBlocks {
     evaluator: Result<Option<crate::raw::RawEvaluator>, ConfigError>,
     sweep: Result<Option<crate::raw::RawSweep>, ConfigError>,
     export: Result<Option<crate::raw::RawExport>, ConfigError>,
+    models: Option<crate::raw::RawValue>,
+    gpus: Option<crate::raw::RawValue>,
 }
 
 fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
@@ -168,8 +181,11 @@ fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
         Err(e) => {
             // The document's own shape first (a mapping of known blocks): its error comes
             // alone. Then each block read with the others skipped.
-            read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, Skip, Skip>>>(text)?;
+            let shape = read_text::<Option<RawConfig<Skip, Skip, Skip, Skip, Skip, Skip>>>(text)?;
+            let (models, gpus) = shape.map_or((None, None), |r| (r.models, r.gpus));
             let blocks = RawBlocks {
+                models,
+                gpus,
                 goal: read_text::<Option<RawConfig<_, Skip, Skip, Skip, Skip, Skip>>>(text)
                     .map(|r| r.and_then(|r| r.goal)),
                 workload: read_text::<Option<RawConfig<Skip, _, Skip, Skip, Skip, Skip>>>(text)
@@ -201,6 +217,8 @@ fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
         evaluator: None,
         sweep: None,
         export: None,
+        models: None,
+        gpus: None,
     });
     Ok(RawBlocks {
         goal: Ok(whole.goal),
@@ -209,6 +227,8 @@ fn read_blocks(text: &str) -> Result<RawBlocks, ConfigError> {
         evaluator: Ok(whole.evaluator),
         sweep: Ok(whole.sweep),
         export: Ok(whole.export),
+        models: whole.models,
+        gpus: whole.gpus,
     })
 }
 
@@ -301,15 +321,58 @@ pub fn parse_partial(text: &str) -> Partial {
         raw.export
             .and_then(|e| e.as_ref().map(crate::export::from_raw).transpose()),
     );
+    let search_space = search_space.flatten().unwrap_or_default();
+    let (models, gpus) = keep(
+        errors,
+        &mut failed[Block::SearchSpace as usize],
+        cards(raw.models.as_ref(), raw.gpus.as_ref(), &search_space),
+    )
+    .unwrap_or_default();
     partial.config = SweepConfig {
         goal: goal.flatten().unwrap_or_default(),
         workload: workload.flatten(),
-        search_space: search_space.flatten().unwrap_or_default(),
+        search_space,
         evaluator: evaluator.flatten(),
         sweep: sweep.flatten().unwrap_or_default(),
         export: export.flatten(),
+        models,
+        gpus,
     };
     partial
+}
+
+/// The top-level `models:` and `gpus:` as JSON: each a mapping from name to card, and only
+/// beside a topology (the built-in model's cards go under `evaluator.builtin`).
+fn cards(
+    models: Option<&crate::raw::RawValue>,
+    gpus: Option<&crate::raw::RawValue>,
+    space: &SearchSpaceConfig,
+) -> Result<(Option<serde_json::Value>, Option<serde_json::Value>), ConfigError> {
+    let one = |v: Option<&crate::raw::RawValue>, key: &str| {
+        v.map(|v| {
+            if space.topology.is_none() {
+                return Err(ConfigError::Topology {
+                    path: key.to_owned(),
+                    why: format!(
+                        "top-level {key}: are cards for search_space.topology; add a topology block, or put the cards under evaluator.builtin.{key} for the built-in model"
+                    ),
+                });
+            }
+            let json = crate::raw::to_json(v, key)?;
+            if json.is_object() {
+                Ok(json)
+            } else {
+                Err(ConfigError::Topology {
+                    path: key.to_owned(),
+                    why: format!(
+                        "{key}: is a mapping from a name to a card, e.g. `{key}: {{my-card: {{...}}}}`"
+                    ),
+                })
+            }
+        })
+        .transpose()
+    };
+    Ok((one(models, "models")?, one(gpus, "gpus")?))
 }
 
 /// The value of a block, or `None` after recording its error and marking it failed.

@@ -496,6 +496,14 @@ pub enum ConfigError {
         /// The value found.
         value: String,
     },
+    /// A `topology:` rule broken (a key, a combination, a pinned shape).
+    #[error("{path}: {why}")]
+    Topology {
+        /// Path of the key at fault, from `search_space.topology` (or `models`, `gpus`).
+        path: String,
+        /// What is wrong and how to fix it.
+        why: String,
+    },
     /// An unknown `sweep.schedule`.
     #[error("{path}: unknown schedule {value}; expected rounds (the default) or async")]
     UnknownSchedule {
@@ -553,6 +561,7 @@ impl ConfigError {
             | ConfigError::SlurmBadArg { path, .. }
             | ConfigError::UnknownAlgorithm { path, .. }
             | ConfigError::UnknownSchedule { path, .. }
+            | ConfigError::Topology { path, .. }
             | ConfigError::NestingTooDeep { path, .. } => Some(path),
         }
     }
@@ -606,6 +615,7 @@ impl ConfigError {
             ConfigError::SlurmBadArg { .. } => "slurm_bad_arg",
             ConfigError::UnknownAlgorithm { .. } => "unknown_algorithm",
             ConfigError::UnknownSchedule { .. } => "unknown_schedule",
+            ConfigError::Topology { .. } => "topology",
         }
     }
 

@@ -88,6 +88,17 @@
 //!   feasible). The parameter name `kv_load_ratio` is reserved (the searched load ratio
 //!   uses it). `values` accepts integers and floats, `choices` only strings. A range with
 //!   `lo == hi` is a constant, like a one-entry list.
+//! - **Topology** (`search_space.topology`, SPEC 8): `model` and `gpu` are required names
+//!   (resolved against the cards by `sweeper-topology`, with the top-level `models:` and
+//!   `gpus:` cards, which are accepted only beside a topology); `deployment_mode` and
+//!   `backend` are one name or a list of distinct names (`agg`/`disagg`;
+//!   `vllm`/`sglang`/`trtllm`), default both modes and `[vllm]`; `gpus_per_worker` distinct
+//!   integers `>= 1`, default `[1, 2, 4, 8, 16]`; `context_length >= 1`, default `isl +
+//!   osl`; `parallel_configs` needs exactly one mode, its entries flat shapes (`tp`
+//!   required, the other sizes and `replicas` default 1, `pp` only 1) for `agg` and
+//!   `{prefill, decode}` for `disagg`. `used_gpus` beside a topology is an error (the shape
+//!   gives it); `min_gpu_budget` is in `[1, gpu_budget]` and only beside a topology; a
+//!   parameter may not use a flat candidate key (`tp`, `replicas`, `decode_tp`, ...).
 //! - **Evaluator**: exactly one of `command`/`builtin`; `persistent` only with `command`;
 //!   numeric command arguments and environment values are kept as their text; the builtin
 //!   block must be a mapping and is otherwise opaque (the cli crate checks it).
@@ -144,6 +155,7 @@ pub mod schema;
 mod slurm;
 mod space;
 mod sweep;
+mod topology;
 mod workload;
 #[cfg(feature = "yaml")]
 mod yaml;
@@ -168,5 +180,9 @@ pub use space::{
 pub use sweep::{
     AlgorithmName, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_EVAL_SECONDS, DEFAULT_MAX_ROUNDS,
     DEFAULT_PARALLEL_EVALS, DEFAULT_SEED, Schedule, SweepSettings,
+};
+pub use topology::{
+    Backend, DEFAULT_GPUS_PER_WORKER, DeploymentMode, PinnedConfig, PinnedShape, TOPOLOGY_KEYS,
+    TopologyConfig,
 };
 pub use workload::{Load, Workload};

@@ -204,7 +204,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OrderedMap<T> {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with keys goal, workload, search_space, evaluator, sweep, export"
+    expecting = "a mapping with keys goal, workload, search_space, evaluator, sweep, export, models, gpus"
 )]
 pub(crate) struct RawConfig<
     G = RawGoal,
@@ -220,6 +220,8 @@ pub(crate) struct RawConfig<
     pub(crate) evaluator: Option<E>,
     pub(crate) sweep: Option<Sw>,
     pub(crate) export: Option<Ex>,
+    pub(crate) models: Option<RawValue>,
+    pub(crate) gpus: Option<RawValue>,
 }
 
 /// `export:` as written.
@@ -286,12 +288,30 @@ pub(crate) struct RawWorkload {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with keys gpu_budget, used_gpus, parameters"
+    expecting = "a mapping with keys gpu_budget, min_gpu_budget, used_gpus, topology, parameters"
 )]
 pub(crate) struct RawSearchSpace {
     pub(crate) gpu_budget: Option<RawValue>,
+    pub(crate) min_gpu_budget: Option<RawValue>,
     pub(crate) used_gpus: Option<RawValue>,
+    pub(crate) topology: Option<RawTopology>,
     pub(crate) parameters: Option<OrderedMap<RawParam>>,
+}
+
+/// `search_space.topology:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with keys model, gpu, deployment_mode, backend, gpus_per_worker, context_length, parallel_configs"
+)]
+pub(crate) struct RawTopology {
+    pub(crate) model: Option<RawValue>,
+    pub(crate) gpu: Option<RawValue>,
+    pub(crate) deployment_mode: Option<RawValue>,
+    pub(crate) backend: Option<RawValue>,
+    pub(crate) gpus_per_worker: Option<RawValue>,
+    pub(crate) context_length: Option<RawValue>,
+    pub(crate) parallel_configs: Option<RawValue>,
 }
 
 /// One `search_space.parameters.<name>:` as written.

@@ -34,6 +34,11 @@ struct SweepConfigDocument {
     evaluator: Option<EvaluatorDoc>,
     sweep: Option<SweepDoc>,
     export: Option<ExportDoc>,
+    /// Extra or replacement model cards for `search_space.topology`, name → card (the
+    /// fields of `sweeper presets`' models: layers, hidden, heads, ..., `moe`, `mla`).
+    models: Option<BTreeMap<String, serde_json::Value>>,
+    /// Extra or replacement GPU cards for `search_space.topology`, name → card.
+    gpus: Option<BTreeMap<String, serde_json::Value>>,
 }
 
 /// What `sweeper export` writes into a deployment; its options override these.
@@ -184,10 +189,61 @@ struct SearchSpaceDoc {
     /// Candidates using more GPUs than this are dropped (over the budget).
     #[schemars(range(min = 1))]
     gpu_budget: Option<u64>,
-    /// A candidate's GPU count: a number, or the parameters whose product it is.
+    /// With a topology: shapes using fewer GPUs are not candidates.
+    #[schemars(range(min = 1))]
+    min_gpu_budget: Option<u64>,
+    /// A candidate's GPU count: a number, or the parameters whose product it is (not with
+    /// a topology, which derives it).
     used_gpus: Option<UsedGpusDoc>,
+    /// Deployment shapes derived from a model and a GPU: aggregated and disaggregated
+    /// pools, dense TP or MoE TEP/DEP/TP/DTP, only KV-feasible shapes within the budget.
+    topology: Option<TopologyDoc>,
     /// The parameters, by name; the order is kept.
     parameters: Option<BTreeMap<String, ParameterDoc>>,
+}
+
+/// `search_space.topology`.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct TopologyDoc {
+    /// A model preset (`sweeper presets`) or a card under the top-level `models:`.
+    model: String,
+    /// A GPU preset or a card under the top-level `gpus:`.
+    gpu: String,
+    /// `agg`, `disagg` or both (the default).
+    deployment_mode: Option<Vec<ModeDoc>>,
+    /// `vllm` (the default), `sglang`, `trtllm`, with their shape filters.
+    backend: Option<Vec<BackendDoc>>,
+    /// Worker sizes (`tp × attention_dp`); default `[1, 2, 4, 8, 16]`, capped at the budget.
+    gpus_per_worker: Option<Vec<u64>>,
+    /// The sequence one rank's KV cache must hold; default the workload's `isl + osl`.
+    #[schemars(range(min = 1))]
+    context_length: Option<u64>,
+    /// A pinned menu instead of the enumeration (one deployment mode): flat shapes for
+    /// `agg`, `{prefill: shape, decode: shape}` for `disagg`.
+    parallel_configs: Option<Vec<serde_json::Value>>,
+}
+
+/// A deployment mode.
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum ModeDoc {
+    /// Prefill and decode on the same workers.
+    Agg,
+    /// A prefill pool and a decode pool.
+    Disagg,
+}
+
+/// A serving backend.
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum BackendDoc {
+    /// vLLM.
+    Vllm,
+    /// `SGLang`.
+    Sglang,
+    /// TensorRT-LLM (aggregated only).
+    Trtllm,
 }
 
 /// How a candidate's GPUs are counted.

@@ -2,6 +2,7 @@
 
 use crate::error::ConfigError;
 use crate::raw::{self, RawParam, RawSearchSpace, RawValue};
+use crate::topology::{self, TOPOLOGY_KEYS, TopologyConfig};
 use crate::workload::Num;
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -164,8 +165,15 @@ impl Serialize for ParameterSpec {
 pub struct SearchSpaceConfig {
     /// Candidates using more GPUs are infeasible. Default 32, `>= 1`.
     pub gpu_budget: u64,
-    /// How many GPUs a candidate uses; `None`: read from the evaluator's report.
+    /// With a topology: candidates using fewer GPUs are not enumerated (`1 <=
+    /// min_gpu_budget <= gpu_budget`).
+    pub min_gpu_budget: Option<u64>,
+    /// How many GPUs a candidate uses; `None`: read from the evaluator's report (or, with a
+    /// topology, derived from the shape).
     pub used_gpus: Option<UsedGpus>,
+    /// Deployment shapes derived from a model and a GPU (SPEC 8); `used_gpus` may not be
+    /// given with it.
+    pub topology: Option<TopologyConfig>,
     /// The parameters, in the order written in the file.
     pub parameters: Vec<(String, ParameterSpec)>,
 }
@@ -174,7 +182,9 @@ impl Default for SearchSpaceConfig {
     fn default() -> Self {
         SearchSpaceConfig {
             gpu_budget: DEFAULT_GPU_BUDGET,
+            min_gpu_budget: None,
             used_gpus: None,
+            topology: None,
             parameters: Vec::new(),
         }
     }
@@ -204,10 +214,16 @@ impl Serialize for SearchSpaceConfig {
         }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("gpu_budget", &self.gpu_budget)?;
+        if let Some(min) = self.min_gpu_budget {
+            m.serialize_entry("min_gpu_budget", &min)?;
+        }
         match &self.used_gpus {
             None => {}
             Some(UsedGpus::Fixed(n)) => m.serialize_entry("used_gpus", n)?,
             Some(UsedGpus::Product(names)) => m.serialize_entry("used_gpus", names)?,
+        }
+        if let Some(t) = &self.topology {
+            m.serialize_entry("topology", t)?;
         }
         m.serialize_entry("parameters", &Params(&self.parameters))?;
         m.end()
@@ -418,9 +434,56 @@ pub(crate) fn from_raw(s: &RawSearchSpace) -> Result<SearchSpaceConfig, ConfigEr
             parameters.push((name.clone(), param_from_raw(name, p)?));
         }
     }
+    let topology = s.topology.as_ref().map(topology::from_raw).transpose()?;
+    let min_gpu_budget = s
+        .min_gpu_budget
+        .as_ref()
+        .map(|v| {
+            raw::int_in(
+                v,
+                "search_space.min_gpu_budget",
+                1,
+                i128::from(gpu_budget),
+                &format!("min_gpu_budget is an integer in [1, gpu_budget = {gpu_budget}]"),
+                "min_gpu_budget counts whole GPUs",
+            )
+            .map(|n| n as u64)
+        })
+        .transpose()?;
+    if let Some(t) = &topology {
+        if s.used_gpus.is_some() {
+            return Err(ConfigError::Topology {
+                path: "search_space.used_gpus".to_owned(),
+                why: "with a topology a candidate's GPUs are derived from its shape (the sum over its pools), so used_gpus may not be given; remove it".to_owned(),
+            });
+        }
+        for (name, _) in &parameters {
+            let bare = name
+                .strip_prefix("prefill_")
+                .or_else(|| name.strip_prefix("decode_"))
+                .unwrap_or(name);
+            if TOPOLOGY_KEYS.contains(&bare) {
+                return Err(ConfigError::ReservedParameter {
+                    path: raw::join("search_space.parameters", name),
+                    name: name.clone(),
+                    why: format!(
+                        "with a topology the shape of model {} gives it; pin shapes with topology.parallel_configs instead",
+                        t.model
+                    ),
+                });
+            }
+        }
+    } else if s.min_gpu_budget.is_some() {
+        return Err(ConfigError::Topology {
+            path: "search_space.min_gpu_budget".to_owned(),
+            why: "min_gpu_budget bounds the shapes a topology enumerates; add a topology block or remove it".to_owned(),
+        });
+    }
     let mut space = SearchSpaceConfig {
         gpu_budget,
+        min_gpu_budget,
         used_gpus: None,
+        topology,
         parameters,
     };
     space.used_gpus = s
@@ -553,6 +616,8 @@ mod tests {
     fn serializes_in_config_shape() {
         let s = SearchSpaceConfig {
             gpu_budget: 8,
+            min_gpu_budget: None,
+            topology: None,
             used_gpus: Some(UsedGpus::Product(vec!["tp".into()])),
             parameters: vec![
                 (

@@ -116,7 +116,27 @@ fn summary_json(path: &str, cfg: &SweepConfig) -> Value {
         "workload": cfg.workload.as_ref().map(Workload::to_json_value),
         "load": load_json(cfg.workload.as_ref()),
         "gpu_budget": cfg.search_space.gpu_budget,
+        "pool": pool_json(cfg),
         "resolved": cfg.to_json_value(),
+    })
+}
+
+/// The pool of a topology: deployments per mode and backend (`null` without a topology).
+fn pool_json(cfg: &SweepConfig) -> Value {
+    let Ok(Some(pool)) = sweeper_engine::topology_pool(cfg) else {
+        return Value::Null;
+    };
+    let counts: Vec<Value> = pool
+        .counts()
+        .iter()
+        .map(|(m, b, n)| json!({"deployment_mode": m.as_str(), "backend": b.as_str(), "deployments": n}))
+        .collect();
+    json!({
+        "deployments": pool.deployments().len(),
+        "context_length": pool.context_length(),
+        "min_gpu_budget": pool.min_gpu_budget(),
+        "by_mode_and_backend": counts,
+        "notes": pool.notes(),
     })
 }
 
@@ -190,9 +210,53 @@ fn rows(cfg: &SweepConfig) -> Vec<(&'static str, String)> {
     rows.push(("load", load));
     let space = &cfg.search_space;
     rows.push(("gpu_budget", space.gpu_budget.to_string()));
+    if let Some(t) = &space.topology {
+        let modes: Vec<&str> = t.deployment_modes.iter().map(|m| m.as_str()).collect();
+        let backends: Vec<&str> = t.backends.iter().map(|b| b.as_str()).collect();
+        rows.push((
+            "topology",
+            format!(
+                "{} on {}, modes [{}], backends [{}], gpus_per_worker {:?}{}",
+                t.model,
+                t.gpu,
+                modes.join(", "),
+                backends.join(", "),
+                t.gpus_per_worker,
+                if t.parallel_configs.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} pinned parallel_configs", t.parallel_configs.len())
+                }
+            ),
+        ));
+        if let Ok(Some(pool)) = sweeper_engine::topology_pool(cfg) {
+            for (m, b, n) in pool.counts() {
+                rows.push((
+                    "pool",
+                    format!("{} {}: {n} deployments", m.as_str(), b.as_str()),
+                ));
+            }
+            rows.push((
+                "pool",
+                format!(
+                    "{} in all, {} to {} GPUs, each KV-feasible for {} tokens",
+                    pool.deployments().len(),
+                    pool.min_gpu_budget(),
+                    pool.gpu_budget(),
+                    pool.context_length()
+                ),
+            ));
+            for note in pool.notes() {
+                rows.push(("pool", format!("note: {note}")));
+            }
+        }
+    }
     rows.push((
         "used_gpus",
         match &space.used_gpus {
+            None if space.topology.is_some() => {
+                "derived from each deployment (the sum over its pools)".to_owned()
+            }
             None => "from the report".to_owned(),
             Some(UsedGpus::Fixed(n)) => n.to_string(),
             Some(UsedGpus::Product(names)) => names.join(" x "),

@@ -324,12 +324,15 @@ fn schema_is_json_schema_of_every_block() {
             .contains("json-schema.org")
     );
     let blocks: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    // models and gpus: the cards of a search_space.topology
     assert_eq!(
         blocks,
         [
             "evaluator",
             "export",
             "goal",
+            "gpus",
+            "models",
             "search_space",
             "sweep",
             "workload"

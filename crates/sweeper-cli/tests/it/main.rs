@@ -25,5 +25,6 @@ mod serving_bench;
 mod shards;
 mod slurm;
 mod terminal;
+mod topology;
 mod transcripts;
 mod validate;

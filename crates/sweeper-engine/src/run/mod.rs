@@ -88,6 +88,7 @@
 //!   budget key).
 
 mod asynchronous;
+mod branches;
 pub mod journal;
 mod ledger;
 mod proposer;
@@ -97,13 +98,14 @@ mod rounds;
 mod single;
 mod space;
 
+pub use branches::{BranchStudies, default_proposer};
 pub use journal::{BUDGET_KEYS, FileJournal};
 pub use ledger::{Entry, Ledger, Source, Verdict};
 pub use proposer::{ListProposer, Proposer, default_study};
 pub use replay::{replay_journal_text, rescore_journal, result_from_journal};
 pub use result::{Progress, Quiet, RunError, RunObserver, RunResult, Status, Tallies, TrialResult};
 pub use single::{SingleEvaluation, evaluate_candidate};
-pub use space::{fill_used_gpus, search_space};
+pub use space::{TOPOLOGY, fill_used_gpus, search_space, search_space_of, topology_pool};
 
 use crate::evaluator::{EvalRequest, Evaluator};
 use crate::provider::{Provider, SweepContext};
@@ -156,7 +158,7 @@ impl<'a> SweeperBuilder<'a> {
         self
     }
 
-    /// The source of trials [default: the config's study, [`default_study`]].
+    /// The source of trials [default: the config's study, [`default_proposer`]].
     #[must_use]
     pub fn proposer(mut self, proposer: impl Proposer + 'a) -> Self {
         self.proposer = Some(Box::new(proposer));
@@ -302,7 +304,7 @@ impl<'a> SweeperBuilder<'a> {
         }
         let mut proposer: Box<dyn Proposer + 'a> = match proposer {
             Some(p) => p,
-            None => Box::new(default_study(config)?),
+            None => default_proposer(config)?,
         };
         let replay = journal
             .as_deref()
@@ -316,6 +318,7 @@ impl<'a> SweeperBuilder<'a> {
         let mut quiet = Quiet;
         let mut engine = Engine {
             config,
+            topology: space::topology_pool(config)?,
             evaluator,
             provider: provider.as_deref(),
             journal: journal.as_ref(),
@@ -353,6 +356,9 @@ impl<'a> SweeperBuilder<'a> {
 /// The state of a running sweep.
 struct Engine<'a, 'o> {
     config: &'a SweepConfig,
+    /// The pool of the config's topology (SPEC 8), built once: a trial's latent features
+    /// project onto it.
+    topology: Option<sweeper_topology::Pool>,
     evaluator: &'a dyn Evaluator,
     provider: Option<&'a dyn Provider>,
     /// Behind a lock: the async schedule's workers journal a job's handle themselves, the

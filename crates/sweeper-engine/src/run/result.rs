@@ -82,6 +82,9 @@ impl Tallies {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {
+    /// The config's topology has no legal deployment, or names an unknown card.
+    #[error("{0}")]
+    Topology(#[source] sweeper_topology::TopologyError),
     /// The config's search space cannot be turned into a study.
     #[error("search space: {key}: {detail}")]
     Space {

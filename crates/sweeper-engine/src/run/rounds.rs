@@ -433,8 +433,12 @@ impl Engine<'_, '_> {
         mut evaluate: impl FnMut(&str) -> bool,
     ) -> Result<Prepared, RunError> {
         let config = self.config;
-        let parameters = space::parameters(trial);
+        let (parameters, deployment) = space::candidate(trial, self.topology.as_ref());
         let ratio = space::searched_ratio(trial);
+        let topology_load = deployment
+            .map(|d| space::topology_concurrency(config, &d, ratio))
+            .transpose()
+            .map(Option::flatten);
         let mut all_params = parameters.clone();
         if let Some(r) = ratio {
             all_params.insert(space::KV_LOAD_RATIO.into(), Value::from(r));
@@ -463,9 +467,16 @@ impl Engine<'_, '_> {
                         let why = format!("over gpu_budget: used_gpus={g} > gpu_budget={budget}");
                         early = Some((Status::Infeasible, why));
                     }
+                    _ if topology_load.is_err() => {
+                        let why = topology_load.clone().err().unwrap_or_default();
+                        early = Some((Status::Infeasible, why));
+                    }
                     _ if !evaluate(&key) => {}
                     _ => {
                         let mut req = space::request(config, trial.id, parameters, ratio, gpus);
+                        if let Ok(Some(c)) = topology_load {
+                            req.concurrency = Some(c);
+                        }
                         if let Some(p) = self.provider {
                             p.decorate(&mut req);
                         }

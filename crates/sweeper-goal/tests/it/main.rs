@@ -22,3 +22,5 @@ mod roundtrip;
 mod slurm;
 #[cfg(feature = "yaml")]
 mod text;
+#[cfg(feature = "yaml")]
+mod topology;
