@@ -25,10 +25,13 @@ Candidate parameters it maps (anything else fails unless ``--ignore NAME``):
 ``kvcache_quant_mode``,
 ``fmha_quant_mode``,
 ``moe_quant_mode``
-``deployment_mode``,         a topology candidate (SPEC 8): ``agg`` is estimated; ``disagg``
-``strategy``, ``used_gpus``  is answered unsupported for now (the adapter's load model is the
-                            aggregated one); ``strategy`` and ``used_gpus`` are derived
-                            from the shape and not passed on
+``deployment_mode``,         a topology candidate (SPEC 8); ``strategy`` and ``used_gpus``
+``strategy``, ``used_gpus``  are derived from the shape and not passed on
+``prefill_*``, ``decode_*``  a disaggregated candidate (``deployment_mode: disagg``): each
+                            pool's ``tp``, ``pp``, ``attention_dp``, ``moe_tp``, ``moe_ep``,
+                            ``replicas`` (its worker count) and ``max_batch_size``, passed as
+                            aiconfigurator's ``prefill_*_size``/``decode_*_size``,
+                            ``*_num_workers`` and ``*_batch_size`` (``mode="disagg"``); the shared ``max_batch_size`` caps the decode pool
 ``model``, ``system``,      override the command-line defaults per candidate
 ``backend``,
 ``backend_version``
@@ -53,6 +56,14 @@ busy, so the adapter maps sweeper's closed-loop load onto that and says what it 
 - ``duration_ms`` is the time to serve the workload's request count at that throughput;
   ``gpu_hours = used_gpus * duration``.
 - An open-loop ``request_rate`` and a trace are not modeled here (exit 3, unsupported).
+
+A disaggregated candidate is one ``cli_estimate(mode="disagg", ...)`` call: the decode pool
+holds the requests in flight, so the KV capacity (for ``kv_load_ratio``) is the decode pool's
+(tokens per rank × its attention DP × its replicas) and the concurrency is spread over the
+decode workers exactly as over an aggregated candidate's replicas; prefill workers run at
+batch ``prefill_max_batch_size`` (default 1). aiconfigurator's own rate matching of the two
+pools gives the throughput, TTFT and TPOT; the GPU count is its ``num_total_gpus`` (both
+pools).
 """
 
 from __future__ import annotations
@@ -78,6 +89,15 @@ IDENTITY = ("model", "system", "backend", "backend_version")
 DP_KEYS = ("attention_dp", "dp")
 BATCH_KEYS = ("max_batch_size", "batch_size")
 TOPOLOGY_KEYS = ("deployment_mode", "strategy", "used_gpus")
+ROLES = ("prefill", "decode")
+ROLE_KEYS = ("tp", "pp", "attention_dp", "moe_tp", "moe_ep", "strategy", "replicas", "max_batch_size")
+DISAGG_KNOWN = (
+    tuple(f"{role}_{key}" for role in ROLES for key in ROLE_KEYS)
+    + BATCH_KEYS
+    + tuple(PASS_THROUGH)
+    + IDENTITY
+    + TOPOLOGY_KEYS
+)
 KNOWN = (
     ("tp", "pp", "moe_tp", "moe_ep", "replicas")
     + DP_KEYS
@@ -144,8 +164,10 @@ def make_evaluate(opts):
         per_rank = se.whole_blocks(int(est["total_kv_size_tokens"]), block)
         return per_rank * kw["attention_dp_size"], ""
 
-    def estimate(model, system, kw, batch):
+    def estimate(model, system, kw, batch, mode="agg"):
         try:
+            if mode == "disagg":
+                return cli_estimate(model, system, mode="disagg", decode_batch_size=batch, **kw)
             return cli_estimate(model, system, mode="agg", batch_size=batch, **kw)
         except RuntimeError as e:
             if str(e).startswith("OOM"):
@@ -156,12 +178,8 @@ def make_evaluate(opts):
 
     def evaluate(candidate: dict) -> dict:
         params = dict(candidate.get("parameters") or {})
-        if params.get("deployment_mode") == "disagg":
-            raise se.Unsupported(
-                "a disaggregated candidate: this adapter estimates aggregated serving only; "
-                "search `deployment_mode: [agg]` with it, or use dynamo_replay.py"
-            )
-        se.check_known(params, KNOWN, opts.ignore)
+        disagg = params.get("deployment_mode") == "disagg"
+        se.check_known(params, DISAGG_KNOWN if disagg else KNOWN, opts.ignore)
         workload = se.workload_of(candidate)
         if workload.get("trace_path") is not None:
             raise se.Unsupported("aiconfigurator estimates synthetic workloads only (isl/osl), not a trace")
@@ -170,33 +188,34 @@ def make_evaluate(opts):
         backend = str(params.get("backend", opts.backend))
         explicit = params.get("backend_version") or (opts.backend_version if backend == opts.backend else None)
         version = version_for(system, backend, explicit)
-        tp = se.int_param(params, ("tp",), 1)
-        pp = se.int_param(params, ("pp",), 1)
-        dp = se.int_param(params, DP_KEYS, 1)
-        replicas = se.int_param(params, ("replicas",), 1)
-        batch_cap = se.int_param(params, BATCH_KEYS, opts.max_batch_size)
-        if min(tp, pp, dp, replicas, batch_cap) < 1:
-            raise se.Unsupported("tp, pp, attention_dp, replicas and max_batch_size must be >= 1")
         isl, osl = int(workload["isl"]), int(workload["osl"])
-        kw = {
-            "backend_name": backend,
-            "backend_version": version,
-            "isl": isl,
-            "osl": osl,
-            "tp_size": tp,
-            "pp_size": pp,
-            "attention_dp_size": dp,
-        }
-        if "moe_tp" in params:
-            kw["moe_tp_size"] = se.int_param(params, ("moe_tp",))
-        if "moe_ep" in params:
-            kw["moe_ep_size"] = se.int_param(params, ("moe_ep",))
+        common = {"backend_name": backend, "backend_version": version, "isl": isl, "osl": osl}
         for name, key in PASS_THROUGH.items():
             if params.get(name) is not None:
-                kw[key] = params[name]
+                common[key] = params[name]
+        mode = "disagg" if disagg else "agg"
+        if disagg:
+            # the decode pool holds the requests in flight: its workers play the replicas
+            decode = pool_shape(params, "decode_", opts.max_batch_size)
+            prefill = pool_shape(params, "prefill_", 1, shared_batch=False)
+            kw = dict(common)
+            for role, shape in (("prefill", prefill), ("decode", decode)):
+                kw.update({f"{role}_{k}": v for k, v in shape["sizes"].items()})
+                kw[f"{role}_num_workers"] = shape["replicas"]
+            kw["prefill_batch_size"] = prefill["batch_cap"]
+            kw["tp_size"] = prefill["sizes"]["tp_size"]  # aiconfigurator's required fallback
+            kv_kw = dict(common, **decode["sizes"])
+            tp, pp, dp = (decode["sizes"][k] for k in ("tp_size", "pp_size", "attention_dp_size"))
+            replicas, batch_cap = decode["replicas"], decode["batch_cap"]
+        else:
+            shape = pool_shape(params, "", opts.max_batch_size)
+            kw = dict(common, **shape["sizes"])
+            kv_kw = kw
+            tp, pp, dp = (shape["sizes"][k] for k in ("tp_size", "pp_size", "attention_dp_size"))
+            replicas, batch_cap = shape["replicas"], shape["batch_cap"]
 
         start = time.perf_counter()
-        kv_replica, kv_error = kv_tokens_per_replica(model, system, backend, version, kw, batch_cap, isl)
+        kv_replica, kv_error = kv_tokens_per_replica(model, system, backend, version, kv_kw, batch_cap, isl)
 
         def kv_tokens() -> int:
             if kv_replica is None:
@@ -205,7 +224,7 @@ def make_evaluate(opts):
 
         load = se.resolve_load(candidate, kv_tokens)
         if load.concurrency is None:
-            raise se.Unsupported("aiconfigurator's agg estimate models a closed loop: set concurrency or kv_load_ratio")
+            raise se.Unsupported("aiconfigurator's estimate models a closed loop: set concurrency or kv_load_ratio")
         slots = batch_cap
         if kv_replica is not None:
             kv_slots = kv_replica // se.tokens_per_request(isl, osl)
@@ -215,11 +234,13 @@ def make_evaluate(opts):
         conc = load.concurrency
         batch = max(1, min(slots, math.ceil(conc / replicas)))
         in_flight = min(conc, replicas * batch)
-        result = estimate(model, system, kw, batch)
+        result = estimate(model, system, kw, batch, mode)
         raw = result.raw
         per_replica_tok_s = float(raw["tokens/s"])
         per_replica_seq_s = float(raw["seq/s"])
-        scale = in_flight / batch
+        # an aggregated estimate is of one replica; a disaggregated one of the whole
+        # deployment (both pools, every worker, at decode batch `batch` a worker)
+        scale = in_flight / (batch * replicas if disagg else batch)
         tok_s = per_replica_tok_s * scale
         seq_s = per_replica_seq_s * scale
         ttft, tpot = float(result.ttft), float(result.tpot)
@@ -228,7 +249,10 @@ def make_evaluate(opts):
         if conc > in_flight and seq_s > 0:
             queue_ms = max(0.0, conc / seq_s * 1000.0 - e2e)
         ttft_q, e2e_q = ttft + queue_ms, e2e + queue_ms
-        used_gpus = int(raw.get("num_total_gpus", tp * pp * dp)) * replicas
+        if disagg:
+            used_gpus = int(raw["num_total_gpus"])
+        else:
+            used_gpus = int(raw.get("num_total_gpus", tp * pp * dp)) * replicas
         duration_ms = load.request_count / seq_s * 1000.0 if seq_s > 0 else math.inf
         sla = candidate.get("sla") or {}
         meets = True
@@ -240,7 +264,7 @@ def make_evaluate(opts):
             meets = False
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         print(
-            f"candidate {candidate.get('id')}: {model} {system}/{backend} {version} tp{tp} pp{pp} dp{dp} "
+            f"candidate {candidate.get('id')}: {model} {system}/{backend} {version} {'disagg decode ' if disagg else ''}tp{tp} pp{pp} dp{dp} "
             f"x{replicas} batch {batch} ({in_flight} in flight of {conc}) in {elapsed_ms:.0f} ms",
             file=sys.stderr,
         )
@@ -261,7 +285,7 @@ def make_evaluate(opts):
             "request_count": load.request_count,
             "request_throughput_rps": seq_s,
             "queue_wait_ms": queue_ms,
-            "memory_gb": float(raw.get("memory", 0.0)),
+            "memory_gb": float(raw.get("memory", raw.get("(d)memory", 0.0)) or 0.0),
         }
         if kv_replica is not None:
             report["kv_capacity_tokens"] = kv_replica * replicas
@@ -272,6 +296,32 @@ def make_evaluate(opts):
         return report
 
     return evaluate
+
+
+def pool_shape(params: dict, prefix: str, default_batch: int, shared_batch: bool = True) -> dict:
+    """One pool's parallel shape (aiconfigurator's ``*_size`` arguments, prefixed for a
+    disaggregated pool), its worker count and its batch cap, from the candidate's flat keys
+    (``tp``, ``attention_dp``, ... or ``prefill_tp``, ``decode_tp``, ...)."""
+    dp_keys = tuple(prefix + k for k in DP_KEYS) if not prefix else (prefix + "attention_dp",)
+    # a pool's own cap first; the candidate's shared ``max_batch_size`` caps the decode pool
+    # (and an aggregated worker), never a prefill pool's batch of whole prompts
+    batch_keys = tuple(prefix + k for k in BATCH_KEYS) + (BATCH_KEYS if prefix and shared_batch else ())
+    sizes = {
+        "tp_size": se.int_param(params, (prefix + "tp",), 1),
+        "pp_size": se.int_param(params, (prefix + "pp",), 1),
+        "attention_dp_size": se.int_param(params, dp_keys, 1),
+    }
+    for key in ("moe_tp", "moe_ep"):
+        if prefix + key in params:
+            sizes[f"{key}_size"] = se.int_param(params, (prefix + key,))
+    replicas = se.int_param(params, (prefix + "replicas",), 1)
+    batch_cap = se.int_param(params, batch_keys, default_batch)
+    if min(list(sizes.values()) + [replicas, batch_cap]) < 1:
+        raise se.Unsupported(
+            f"{prefix}tp, {prefix}pp, {prefix}attention_dp, {prefix}moe_tp, {prefix}moe_ep, "
+            f"{prefix}replicas and {prefix}max_batch_size must be >= 1"
+        )
+    return {"sizes": sizes, "replicas": replicas, "batch_cap": batch_cap}
 
 
 def main() -> int:

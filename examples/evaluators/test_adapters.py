@@ -291,3 +291,115 @@ class DynamoTopologyKeys(unittest.TestCase):
         self.assertEqual(self.calls[-1]["extra_engine_args"]["dp_size"], 4)
         with self.assertRaises(se.Unsupported):
             self.evaluate(candidate(parameters=dict(params, pp=2)))
+
+
+class AiconfiguratorTopologyKeys(unittest.TestCase):
+    """The aiconfigurator adapter on a disaggregated candidate's flat keys, against stand-in
+    `aiconfigurator`/`aiconfigurator_core` packages that record the estimate's arguments."""
+
+    STUBS = {
+        "aiconfigurator/__init__.py": "",
+        "aiconfigurator/cli/__init__.py": "",
+        "aiconfigurator/cli/api.py": (
+            "CALLS = []\n"
+            "class E:\n"
+            "    def __init__(self, kw):\n"
+            "        workers = kw.get('decode_num_workers', 1)\n"
+            "        bs = kw.get('decode_batch_size', kw.get('batch_size'))\n"
+            "        self.raw = {'tokens/s': 100.0 * bs * workers, 'seq/s': 1.0 * bs * workers,\n"
+            "                    'request_latency': 500.0, 'num_total_gpus': 11, '(d)memory': 7.5}\n"
+            "        self.ttft, self.tpot, self.kv_cache_warning = 40.0, 10.0, None\n"
+            "def cli_estimate(model, system, **kw):\n"
+            "    CALLS.append(kw)\n"
+            "    return E(kw)\n"
+        ),
+        "aiconfigurator_core/__init__.py": "",
+        "aiconfigurator_core/sdk/__init__.py": "",
+        "aiconfigurator_core/sdk/memory.py": (
+            "KV = []\n"
+            "def estimate_kv_cache(model, system, backend, version, **kw):\n"
+            "    KV.append(kw)\n"
+            "    return {'total_kv_size_tokens': 32000}\n"
+        ),
+        "aiconfigurator_core/sdk/perf_database.py": (
+            "def get_latest_database_version(system, backend):\n"
+            "    return '1.0'\n"
+        ),
+    }
+
+    def setUp(self):
+        import tempfile
+        import types
+
+        self.tmp = tempfile.TemporaryDirectory()
+        for rel, text in self.STUBS.items():
+            path = Path(self.tmp.name) / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        sys.path.insert(0, self.tmp.name)
+        self._forget()
+        import aiconfigurator_eval
+
+        opts = types.SimpleNamespace(
+            model="m", system="h200_sxm", backend="trtllm", backend_version=None,
+            max_batch_size=256, kv_block_size=None, ignore=[],
+        )
+        self.evaluate = aiconfigurator_eval.make_evaluate(opts)
+        import aiconfigurator.cli.api
+        import aiconfigurator_core.sdk.memory
+
+        self.calls = aiconfigurator.cli.api.CALLS
+        self.kv = aiconfigurator_core.sdk.memory.KV
+
+    def _forget(self):
+        for name in [m for m in sys.modules if m.split(".")[0] in ("aiconfigurator", "aiconfigurator_core")]:
+            del sys.modules[name]
+
+    def tearDown(self):
+        sys.path.remove(self.tmp.name)
+        self._forget()
+        self.tmp.cleanup()
+
+    DISAGG = {
+        "deployment_mode": "disagg", "backend": "trtllm", "used_gpus": 11,
+        "prefill_tp": 1, "prefill_pp": 1, "prefill_attention_dp": 1, "prefill_moe_tp": 1,
+        "prefill_moe_ep": 1, "prefill_strategy": "tp", "prefill_replicas": 3,
+        "decode_tp": 1, "decode_pp": 1, "decode_attention_dp": 4, "decode_moe_tp": 1,
+        "decode_moe_ep": 4, "decode_strategy": "dep", "decode_replicas": 2,
+        "max_batch_size": 16,
+    }
+
+    def test_a_disagg_candidate_is_one_disagg_estimate_with_each_pool_its_shape(self):
+        report = self.evaluate(candidate(parameters=dict(self.DISAGG), used_gpus=11, concurrency=20))
+        kw = self.calls[-1]
+        self.assertEqual(kw["mode"], "disagg")
+        self.assertEqual((kw["prefill_tp_size"], kw["prefill_attention_dp_size"], kw["prefill_num_workers"]), (1, 1, 3))
+        self.assertEqual(
+            (kw["decode_tp_size"], kw["decode_attention_dp_size"], kw["decode_moe_ep_size"], kw["decode_num_workers"]),
+            (1, 4, 4, 2),
+        )
+        # the shared batch cap is the decode pool's; prefill runs whole prompts one at a time
+        self.assertEqual(kw["prefill_batch_size"], 1)
+        self.assertEqual(kw["decode_batch_size"], 10)  # ceil(20 / 2 decode workers), under the cap 16
+        self.assertEqual(report["used_gpus"], 11)
+        # the stand-in's estimate is of both pools at 10 a worker, all 20 in flight: no scaling
+        self.assertEqual(report["output_throughput_tok_s"], 2000.0)
+        self.assertEqual(report["memory_gb"], 7.5)
+        # the KV capacity is the decode pool's: tokens a rank x its 4 DP ranks x 2 workers
+        self.assertEqual(self.kv[-1]["attention_dp_size"], 4)
+        self.assertEqual(report["kv_capacity_tokens"], 32000 * 4 * 2)
+
+    def test_a_decode_pool_over_its_cap_queues_and_a_prefill_cap_is_its_own(self):
+        params = dict(self.DISAGG, prefill_max_batch_size=2)
+        report = self.evaluate(candidate(parameters=params, used_gpus=11, concurrency=64))
+        kw = self.calls[-1]
+        self.assertEqual(kw["prefill_batch_size"], 2)
+        self.assertEqual(kw["decode_batch_size"], 16)
+        # 32 of 64 in flight: the whole-deployment estimate is scaled to them, the rest wait
+        self.assertEqual(report["output_throughput_tok_s"], 3200.0)
+        self.assertGreater(report["queue_wait_ms"], 0.0)
+
+    def test_a_key_of_the_other_branch_is_refused(self):
+        with self.assertRaises(se.Failed) as caught:
+            self.evaluate(candidate(parameters=dict(self.DISAGG, tp=2), used_gpus=11))
+        self.assertIn("unknown parameter(s) tp:", caught.exception.reason)
