@@ -29,8 +29,9 @@ pub trait Provider: Send + Sync {
 /// sent to evaluators as `planner_target` (an entry of [`EvalRequest::extra`]).
 ///
 /// - `throughput`, `throughput_per_gpu`, `throughput_per_user` → `"throughput"`
-/// - `e2e_latency` → `"latency"`
-/// - `goodput`, `goodput_per_gpu` → `"sla"`
+/// - `cost_per_mtok` → `"throughput"` (tokens per GPU-hour is what it prices)
+/// - `e2e_latency`, `ttft` → `"latency"`
+/// - `goodput`, `goodput_per_gpu`, `min_gpus` → `"sla"`
 /// - `pareto` → `"sla"` when its objectives include a goodput objective, else `"throughput"`
 #[derive(Debug, Clone, Default)]
 pub struct ServingPlanner {
@@ -49,9 +50,10 @@ impl ServingPlanner {
             Target::Scalar(o) => match o {
                 Objective::Throughput
                 | Objective::ThroughputPerGpu
-                | Objective::ThroughputPerUser => "throughput",
-                Objective::E2eLatency => "latency",
-                Objective::Goodput | Objective::GoodputPerGpu => "sla",
+                | Objective::ThroughputPerUser
+                | Objective::CostPerMtok => "throughput",
+                Objective::E2eLatency | Objective::Ttft => "latency",
+                Objective::Goodput | Objective::GoodputPerGpu | Objective::MinGpus => "sla",
             },
             Target::Pareto => {
                 if objectives.iter().any(|o| o.needs_sla()) {

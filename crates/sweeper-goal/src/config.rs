@@ -278,6 +278,9 @@ pub fn parse_partial(text: &str) -> Partial {
                         target: g.target,
                         sla: None,
                         pareto_objectives: None,
+                        min_goodput_rps: None,
+                        price_per_gpu_hour: None,
+                        strict_sla: None,
                     }))
                 })
         }
@@ -338,6 +341,20 @@ pub fn parse_partial(text: &str) -> Partial {
         models,
         gpus,
     };
+    // Across blocks: a price map covers every GPU the search space or the built-in
+    // evaluator can give a candidate (counted against the goal).
+    if !partial.failed(Block::Goal)
+        && !partial.failed(Block::SearchSpace)
+        && !partial.failed(Block::Evaluator)
+        && let Err(e) = crate::price::check_gpus(
+            &partial.config.goal,
+            &partial.config.search_space,
+            partial.config.evaluator.as_ref(),
+        )
+    {
+        partial.errors.push(e);
+        partial.failed[Block::Goal as usize] = true;
+    }
     partial
 }
 

@@ -214,7 +214,7 @@ pub enum ConfigError {
     },
     /// SPEC 2 rule 2: `pareto` is not a scalar objective.
     #[error(
-        "{path}: pareto cannot be one of the pareto objectives; list scalar targets only (throughput, throughput_per_gpu, throughput_per_user, e2e_latency, goodput, goodput_per_gpu)"
+        "{path}: pareto cannot be one of the pareto objectives; list scalar targets only (throughput, throughput_per_gpu, throughput_per_user, e2e_latency, goodput, goodput_per_gpu, ttft, cost_per_mtok)"
     )]
     ParetoInParetoObjectives {
         /// Path of the entry.
@@ -243,6 +243,73 @@ pub enum ConfigError {
         needed_by: Vec<String>,
         /// What is missing, in words.
         missing: String,
+    },
+    /// SPEC 9: `min_goodput_rps` is legal only with `target: min_gpus`.
+    #[error(
+        "{path}: min_goodput_rps is legal only with `target: min_gpus`, but the target is {target}; remove min_goodput_rps or set `target: min_gpus`"
+    )]
+    MinGoodputNeedsMinGpus {
+        /// `goal.min_goodput_rps`.
+        path: String,
+        /// The target written.
+        target: String,
+    },
+    /// SPEC 9: `target: min_gpus` needs the goodput floor `min_goodput_rps`.
+    #[error(
+        "{path}: the min_gpus target looks for the fewest GPUs that serve a load, so the goal needs `min_goodput_rps` (requests per second that must meet the SLA); add e.g. `min_goodput_rps: 40`"
+    )]
+    MinGpusNeedsFloor {
+        /// `goal.min_goodput_rps`.
+        path: String,
+    },
+    /// SPEC 9: `min_gpus` needs an SLA that sets at least one bound.
+    #[error(
+        "{path}: {} counts only requests that meet an SLA, but the SLA sets no bound; add ttft_ms, itl_ms or e2e_ms",
+        list(needed_by)
+    )]
+    SlaEmpty {
+        /// `goal.sla`.
+        path: String,
+        /// The targets that need a bound.
+        needed_by: Vec<String>,
+    },
+    /// SPEC 9: `strict_sla` needs an SLA that sets at least one bound.
+    #[error(
+        "{path}: strict_sla drops candidates whose latency exceeds an SLA bound, but the goal sets no bound; add `sla: {{ttft_ms: ..., itl_ms: ...}}` (or e2e_ms), or remove strict_sla"
+    )]
+    StrictSlaNeedsSla {
+        /// `goal.strict_sla`.
+        path: String,
+    },
+    /// SPEC 9: `min_gpus` is a floor and a ranking, not a value a front trades off.
+    #[error(
+        "{path}: {name} cannot be a pareto objective: it is a goodput floor with a ranking, not a value to trade off; use `target: {name}`, or list other objectives"
+    )]
+    NotAParetoObjective {
+        /// Path of the entry.
+        path: String,
+        /// The objective.
+        name: String,
+    },
+    /// SPEC 9: `cost_per_mtok` needs `price_per_gpu_hour`.
+    #[error(
+        "{path}: cost_per_mtok needs a price; add `price_per_gpu_hour: 2.5` (dollars per GPU-hour) or a map by GPU such as `price_per_gpu_hour: {{h200: 3.5, b200: 5.0}}`"
+    )]
+    CostNeedsPrice {
+        /// `goal.price_per_gpu_hour`.
+        path: String,
+    },
+    /// SPEC 9: a price map lacks a GPU the search space or the built-in evaluator can use.
+    #[error(
+        "{path}: no price for GPU `{gpu}` (used by {source_path}); add `{gpu}: <dollars per GPU-hour>` to the map, or give one price for every GPU"
+    )]
+    PriceMissingGpu {
+        /// `goal.price_per_gpu_hour`.
+        path: String,
+        /// The GPU without a price.
+        gpu: String,
+        /// Where the GPU comes from (`search_space.parameters.gpu`, `evaluator.builtin.gpu`).
+        source_path: String,
     },
     /// `workload:` mixes the trace shape and the synthetic shape (SPEC 5).
     #[error(
@@ -534,6 +601,13 @@ impl ConfigError {
             | ConfigError::ParetoInParetoObjectives { path }
             | ConfigError::SlaMissing { path, .. }
             | ConfigError::SlaIncomplete { path, .. }
+            | ConfigError::MinGoodputNeedsMinGpus { path, .. }
+            | ConfigError::MinGpusNeedsFloor { path }
+            | ConfigError::SlaEmpty { path, .. }
+            | ConfigError::StrictSlaNeedsSla { path }
+            | ConfigError::NotAParetoObjective { path, .. }
+            | ConfigError::CostNeedsPrice { path }
+            | ConfigError::PriceMissingGpu { path, .. }
             | ConfigError::WorkloadMixed { path, .. }
             | ConfigError::ReplayConcurrencyNeedsTrace { path, .. }
             | ConfigError::MissingField { path, .. }
@@ -588,6 +662,13 @@ impl ConfigError {
             ConfigError::ParetoInParetoObjectives { .. } => "pareto_in_pareto_objectives",
             ConfigError::SlaMissing { .. } => "sla_missing",
             ConfigError::SlaIncomplete { .. } => "sla_incomplete",
+            ConfigError::MinGoodputNeedsMinGpus { .. } => "min_goodput_needs_min_gpus",
+            ConfigError::MinGpusNeedsFloor { .. } => "min_gpus_needs_floor",
+            ConfigError::SlaEmpty { .. } => "sla_empty",
+            ConfigError::StrictSlaNeedsSla { .. } => "strict_sla_needs_sla",
+            ConfigError::NotAParetoObjective { .. } => "not_a_pareto_objective",
+            ConfigError::CostNeedsPrice { .. } => "cost_needs_price",
+            ConfigError::PriceMissingGpu { .. } => "price_missing_gpu",
             ConfigError::WorkloadMixed { .. } => "workload_mixed",
             ConfigError::ReplayConcurrencyNeedsTrace { .. } => "replay_concurrency_needs_trace",
             ConfigError::MissingField { .. } => "missing_field",

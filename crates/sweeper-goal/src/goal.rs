@@ -4,6 +4,7 @@ use crate::error::ConfigError;
 use crate::objective::{Direction, Objective, SamplerMetric, Target};
 use crate::raw::{self, RawGoal, RawSla, RawValue};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The objectives a pareto goal gets when `pareto_objectives` is absent or null: the
 /// `InferenceX` frontier, tok/s/gpu (y) against tok/s/user (x).
@@ -38,13 +39,84 @@ impl Sla {
     }
 }
 
-/// A validated optimization goal: what "better" means. Built only by [`Goal::new`] or the
-/// config parser, so it always satisfies SPEC 2's rules.
+impl Sla {
+    /// Whether it sets at least one bound (what `min_gpus` and `strict_sla` need).
+    pub fn has_bound(&self) -> bool {
+        self.e2e_ms.is_some() || self.ttft_ms.is_some() || self.itl_ms.is_some()
+    }
+}
+
+/// `goal.price_per_gpu_hour`: dollars per GPU-hour, one for every GPU or one per GPU name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Price {
+    /// The same price for every candidate.
+    Flat(f64),
+    /// A price per GPU name (`h200`, `b200`), read against the candidate's GPU.
+    PerGpu(BTreeMap<String, f64>),
+}
+
+impl Price {
+    /// The price of a candidate on `gpu` (`None` when it is unknown): the flat price
+    /// whatever the GPU, or the map's entry for it (`None` when the map has none or no GPU
+    /// is known).
+    pub fn for_gpu(&self, gpu: Option<&str>) -> Option<f64> {
+        match self {
+            Price::Flat(p) => Some(*p),
+            Price::PerGpu(map) => gpu.and_then(|g| map.get(g).copied()),
+        }
+    }
+}
+
+/// `goal.strict_sla`: candidates whose latency exceeds a bound of the SLA (inclusive: a
+/// bound of 800 ms passes 800) are over SLA and leave the ranking and the front (SPEC 9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct StrictSla {
+    /// The latency statistic checked: the mean (`None`, `strict_sla: true`) or this
+    /// percentile (`strict_sla: {percentile: 90}` reads `p90_ttft_ms`, `p90_itl_ms`,
+    /// `p90_e2e_latency_ms`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentile: Option<u8>,
+}
+
+impl StrictSla {
+    /// The report keys checked against the SLA's TTFT, ITL and end-to-end bounds.
+    pub fn keys(self) -> [String; 3] {
+        match self.percentile {
+            None => [
+                "mean_ttft_ms".to_owned(),
+                "mean_itl_ms".to_owned(),
+                "mean_e2e_latency_ms".to_owned(),
+            ],
+            Some(p) => [
+                format!("p{p}_ttft_ms"),
+                format!("p{p}_itl_ms"),
+                format!("p{p}_e2e_latency_ms"),
+            ],
+        }
+    }
+}
+
+/// The goal's settings beyond target, objectives and SLA (SPEC 9), for [`Goal::with_options`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GoalOptions {
+    /// `min_goodput_rps`: the goodput floor of `target: min_gpus` (requests/s, `> 0`).
+    pub min_goodput_rps: Option<f64>,
+    /// `price_per_gpu_hour`: what `cost_per_mtok` prices a GPU-hour at.
+    pub price_per_gpu_hour: Option<Price>,
+    /// `strict_sla`: drop candidates over the SLA's bounds.
+    pub strict_sla: Option<StrictSla>,
+}
+
+/// A validated optimization goal: what "better" means. Built only by [`Goal::new`],
+/// [`Goal::with_options`] or the config parser, so it always satisfies SPEC 2's and 9's
+/// rules.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Goal {
     target: Target,
     objectives: Vec<Objective>,
     sla: Option<Sla>,
+    options: GoalOptions,
 }
 
 impl Default for Goal {
@@ -54,6 +126,7 @@ impl Default for Goal {
             target: Target::Scalar(Objective::Throughput),
             objectives: vec![Objective::Throughput],
             sla: None,
+            options: GoalOptions::default(),
         }
     }
 }
@@ -81,6 +154,29 @@ impl Goal {
         pareto_objectives: Option<Vec<Objective>>,
         sla: Option<Sla>,
     ) -> Result<Goal, ConfigError> {
+        Goal::with_options(target, pareto_objectives, sla, GoalOptions::default())
+    }
+
+    /// [`Goal::new`] with the settings of SPEC 9: the `min_gpus` floor, the price of a
+    /// GPU-hour and `strict_sla`, each checked against its rule.
+    ///
+    /// ```
+    /// use sweeper_goal::{Goal, GoalOptions, Objective, Price, Sla, Target};
+    /// let sla = Sla { ttft_ms: Some(2000.0), itl_ms: Some(30.0), ..Sla::default() };
+    /// let floor = GoalOptions { min_goodput_rps: Some(40.0), ..GoalOptions::default() };
+    /// let goal = Goal::with_options(Target::Scalar(Objective::MinGpus), None, Some(sla), floor);
+    /// assert_eq!(goal.unwrap().min_goodput_rps(), Some(40.0));
+    /// let err = Goal::new(Target::Scalar(Objective::CostPerMtok), None, None).unwrap_err();
+    /// assert_eq!(err.rule(), "cost_needs_price");
+    /// let price = GoalOptions { price_per_gpu_hour: Some(Price::Flat(2.5)), ..GoalOptions::default() };
+    /// assert!(Goal::with_options(Target::Scalar(Objective::CostPerMtok), None, None, price).is_ok());
+    /// ```
+    pub fn with_options(
+        target: Target,
+        pareto_objectives: Option<Vec<Objective>>,
+        sla: Option<Sla>,
+        options: GoalOptions,
+    ) -> Result<Goal, ConfigError> {
         if let Some(sla) = &sla {
             for (name, value) in [
                 ("ttft_ms", sla.ttft_ms),
@@ -104,6 +200,12 @@ impl Goal {
             (Target::Pareto, None) => DEFAULT_PARETO_OBJECTIVES.to_vec(),
             (Target::Pareto, Some(list)) => {
                 for (i, o) in list.iter().enumerate() {
+                    if !o.is_pareto_objective() {
+                        return Err(ConfigError::NotAParetoObjective {
+                            path: format!("goal.pareto_objectives[{i}]"),
+                            name: o.name().to_owned(),
+                        });
+                    }
                     if list[..i].contains(o) {
                         return Err(ConfigError::DuplicateParetoObjective {
                             path: format!("goal.pareto_objectives[{i}]"),
@@ -152,11 +254,28 @@ impl Goal {
                 Some(_) => {}
             }
         }
+        check_options(target, &objectives, sla.as_ref(), &options)?;
         Ok(Goal {
             target,
             objectives,
             sla,
+            options,
         })
+    }
+
+    /// `min_goodput_rps`: the floor of a `min_gpus` goal (requests/s), else `None`.
+    pub fn min_goodput_rps(&self) -> Option<f64> {
+        self.options.min_goodput_rps
+    }
+
+    /// `price_per_gpu_hour`, if set.
+    pub fn price_per_gpu_hour(&self) -> Option<&Price> {
+        self.options.price_per_gpu_hour.as_ref()
+    }
+
+    /// `strict_sla`, if on: the SLA's bounds then drop the candidates that exceed them.
+    pub fn strict_sla(&self) -> Option<StrictSla> {
+        self.options.strict_sla
     }
 
     /// The target as configured.
@@ -208,6 +327,102 @@ impl Goal {
 
 const SLA_EXPECTED: &str =
     "an SLA bound is a finite number of milliseconds > 0, e.g. `e2e_ms: 20000`";
+const FLOOR_EXPECTED: &str =
+    "min_goodput_rps is a finite number of requests per second > 0, e.g. `min_goodput_rps: 40`";
+const PRICE_EXPECTED: &str =
+    "a price is a finite number of dollars per GPU-hour > 0, e.g. `price_per_gpu_hour: 2.5`";
+const PERCENTILE_EXPECTED: &str = "a percentile is a whole number from 1 to 99, e.g. 90";
+
+/// SPEC 9's rules on `min_goodput_rps`, `price_per_gpu_hour` and `strict_sla`.
+fn check_options(
+    target: Target,
+    objectives: &[Objective],
+    sla: Option<&Sla>,
+    options: &GoalOptions,
+) -> Result<(), ConfigError> {
+    let floor_path = "goal.min_goodput_rps";
+    if let Some(x) = options.min_goodput_rps {
+        raw::positive(&RawValue::Float(x), floor_path, FLOOR_EXPECTED)?;
+    }
+    match (target, options.min_goodput_rps) {
+        (Target::Scalar(Objective::MinGpus), None) => {
+            return Err(ConfigError::MinGpusNeedsFloor {
+                path: floor_path.to_owned(),
+            });
+        }
+        (Target::Scalar(Objective::MinGpus), Some(_)) | (_, None) => {}
+        (other, Some(_)) => {
+            return Err(ConfigError::MinGoodputNeedsMinGpus {
+                path: floor_path.to_owned(),
+                target: other.name().to_owned(),
+            });
+        }
+    }
+    if target == Target::Scalar(Objective::MinGpus) {
+        let needed_by = vec![Objective::MinGpus.name().to_owned()];
+        match sla {
+            None => {
+                return Err(ConfigError::SlaMissing {
+                    path: "goal.sla".to_owned(),
+                    needed_by,
+                });
+            }
+            Some(s) if !s.has_bound() => {
+                return Err(ConfigError::SlaEmpty {
+                    path: "goal.sla".to_owned(),
+                    needed_by,
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    match &options.price_per_gpu_hour {
+        Some(Price::Flat(p)) => {
+            raw::positive(
+                &RawValue::Float(*p),
+                "goal.price_per_gpu_hour",
+                PRICE_EXPECTED,
+            )?;
+        }
+        Some(Price::PerGpu(map)) => {
+            if map.is_empty() {
+                return Err(raw::out_of_range(
+                    "goal.price_per_gpu_hour",
+                    &RawValue::Map(Vec::new()),
+                    "a map of GPU name to dollars per GPU-hour with at least one entry, e.g. `{h200: 3.5}`",
+                ));
+            }
+            for (gpu, p) in map {
+                let path = format!("goal.price_per_gpu_hour.{gpu}");
+                raw::positive(&RawValue::Float(*p), &path, PRICE_EXPECTED)?;
+            }
+        }
+        None => {
+            if objectives.contains(&Objective::CostPerMtok) {
+                return Err(ConfigError::CostNeedsPrice {
+                    path: "goal.price_per_gpu_hour".to_owned(),
+                });
+            }
+        }
+    }
+    if let Some(strict) = options.strict_sla {
+        if let Some(p) = strict.percentile
+            && !(1..=99).contains(&p)
+        {
+            return Err(raw::out_of_range(
+                "goal.strict_sla.percentile",
+                &RawValue::Int(i128::from(p)),
+                PERCENTILE_EXPECTED,
+            ));
+        }
+        if !sla.is_some_and(Sla::has_bound) {
+            return Err(ConfigError::StrictSlaNeedsSla {
+                path: "goal.strict_sla".to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// Serialized shape of a goal.
 #[derive(Serialize)]
@@ -217,6 +432,20 @@ pub(crate) struct GoalOut {
     pareto_objectives: Option<Vec<&'static str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     sla: Option<Sla>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_goodput_rps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    price_per_gpu_hour: Option<Price>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strict_sla: Option<StrictSlaOut>,
+}
+
+/// `strict_sla` as written: `true`, or `{percentile: N}`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum StrictSlaOut {
+    On(bool),
+    Percentile(StrictSla),
 }
 
 impl From<&Goal> for GoalOut {
@@ -227,6 +456,12 @@ impl From<&Goal> for GoalOut {
                 .is_pareto()
                 .then(|| g.objectives.iter().map(|o| o.name()).collect()),
             sla: g.sla,
+            min_goodput_rps: g.options.min_goodput_rps,
+            price_per_gpu_hour: g.options.price_per_gpu_hour.clone(),
+            strict_sla: g.options.strict_sla.map(|s| match s.percentile {
+                None => StrictSlaOut::On(true),
+                Some(_) => StrictSlaOut::Percentile(s),
+            }),
         }
     }
 }
@@ -279,7 +514,56 @@ pub(crate) fn stand_in(g: Option<&RawGoal>) -> Option<Goal> {
         target,
         objectives,
         sla: None,
+        options: GoalOptions::default(),
     })
+}
+
+fn price_from_raw(v: &RawValue) -> Result<Price, ConfigError> {
+    let path = "goal.price_per_gpu_hour";
+    match v {
+        RawValue::Map(entries) => {
+            let mut map = BTreeMap::new();
+            for (k, value) in entries {
+                let gpu = raw::string(k, path, "a GPU name such as `h200`")?;
+                let p = raw::join(path, gpu);
+                map.insert(gpu.to_owned(), raw::positive(value, &p, PRICE_EXPECTED)?);
+            }
+            Ok(Price::PerGpu(map))
+        }
+        _ => Ok(Price::Flat(raw::positive(v, path, PRICE_EXPECTED)?)),
+    }
+}
+
+fn strict_from_raw(v: &RawValue) -> Result<Option<StrictSla>, ConfigError> {
+    let path = "goal.strict_sla";
+    match v {
+        RawValue::Bool(on) => Ok(on.then_some(StrictSla::default())),
+        RawValue::Map(entries) => {
+            let mut strict = StrictSla::default();
+            for (k, value) in entries {
+                let key = raw::string(k, path, "")?;
+                let p = raw::join(path, key);
+                if key != "percentile" {
+                    return Err(ConfigError::UnknownKey {
+                        path: p,
+                        key: key.to_owned(),
+                        expected: "percentile".to_owned(),
+                        did_you_mean: None,
+                        location: None,
+                    });
+                }
+                let n = raw::int_in(value, &p, 1, 99, PERCENTILE_EXPECTED, "")?;
+                strict.percentile = u8::try_from(n).ok();
+            }
+            Ok(Some(strict))
+        }
+        _ => Err(raw::wrong(
+            path,
+            "true, false or a mapping `{percentile: N}`",
+            v,
+            "e.g. `strict_sla: true` or `strict_sla: {percentile: 90}`",
+        )),
+    }
 }
 
 /// Validates a raw `goal:` block.
@@ -318,7 +602,25 @@ pub(crate) fn from_raw(g: &RawGoal) -> Result<Goal, ConfigError> {
             Some(list)
         }
     };
-    Goal::new(target, objectives, sla)
+    let options = GoalOptions {
+        min_goodput_rps: g
+            .min_goodput_rps
+            .as_ref()
+            .map(|v| raw::positive(v, "goal.min_goodput_rps", FLOOR_EXPECTED))
+            .transpose()?,
+        price_per_gpu_hour: g
+            .price_per_gpu_hour
+            .as_ref()
+            .map(price_from_raw)
+            .transpose()?,
+        strict_sla: g
+            .strict_sla
+            .as_ref()
+            .map(strict_from_raw)
+            .transpose()?
+            .flatten(),
+    };
+    Goal::with_options(target, objectives, sla, options)
 }
 
 #[cfg(test)]

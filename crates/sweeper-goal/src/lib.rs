@@ -149,6 +149,7 @@ mod json;
 mod load;
 mod nesting;
 mod objective;
+mod price;
 mod raw;
 #[cfg(feature = "schema")]
 pub mod schema;
@@ -166,13 +167,14 @@ pub use config::{
 pub use error::{ConfigError, IoError, Location};
 pub use evaluator::{EvaluatorConfig, EvaluatorKind};
 pub use export::{EXPORT_APIS, EXPORT_BACKENDS, ExportSettings};
-pub use goal::{DEFAULT_PARETO_OBJECTIVES, Goal, Sla};
+pub use goal::{DEFAULT_PARETO_OBJECTIVES, Goal, GoalOptions, Price, Sla, StrictSla};
 pub use load::{
     KvCapacityTooSmall, KvRole, RatioLoad, concurrency_for_ratio, request_count, round_half_even,
     tokens_per_request,
 };
 pub use nesting::MAX_NESTING;
 pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
+pub use price::{GPU_KEY, candidate_gpu};
 pub use slurm::{DEFAULT_POLL_SECONDS, GpuFlag, SlurmConfig, format_time_limit, parse_time_limit};
 pub use space::{
     DEFAULT_GPU_BUDGET, ParameterSpec, RESERVED_PARAMETER_NAMES, SearchSpaceConfig, UsedGpus,

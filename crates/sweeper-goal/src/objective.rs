@@ -54,17 +54,32 @@ pub enum Objective {
     Goodput,
     /// `goodput_output_throughput_tok_s / avg_gpu`, maximized; needs an SLA.
     GoodputPerGpu,
+    /// `mean_ttft_ms`, minimized; a missing key reads `+inf`. Needs no SLA.
+    Ttft,
+    /// A constrained target (SPEC 9): a candidate whose `goodput_request_throughput_rps`
+    /// reaches `goal.min_goodput_rps` is *satisfying*; satisfying candidates rank by fewest
+    /// `used_gpus`, then by goodput, the others after them by goodput. Its raw value is
+    /// that goodput (requests/s), maximized. Needs an SLA with a bound; never a pareto
+    /// objective.
+    MinGpus,
+    /// Dollars per million output tokens, minimized:
+    /// `price_per_gpu_hour × gpu_hours / (output tokens / 1e6)`; needs
+    /// `goal.price_per_gpu_hour`. Missing or zero throughput reads `+inf`.
+    CostPerMtok,
 }
 
 impl Objective {
     /// Every scalar objective, in the order of the SPEC's table.
-    pub const ALL: [Objective; 6] = [
+    pub const ALL: [Objective; 9] = [
         Objective::Throughput,
         Objective::ThroughputPerGpu,
         Objective::ThroughputPerUser,
         Objective::E2eLatency,
         Objective::Goodput,
         Objective::GoodputPerGpu,
+        Objective::Ttft,
+        Objective::MinGpus,
+        Objective::CostPerMtok,
     ];
 
     /// The name used in configs, reports and sampler metrics (`"throughput_per_gpu"`).
@@ -76,6 +91,9 @@ impl Objective {
             Objective::E2eLatency => "e2e_latency",
             Objective::Goodput => "goodput",
             Objective::GoodputPerGpu => "goodput_per_gpu",
+            Objective::Ttft => "ttft",
+            Objective::MinGpus => "min_gpus",
+            Objective::CostPerMtok => "cost_per_mtok",
         }
     }
 
@@ -84,17 +102,26 @@ impl Objective {
         Objective::ALL.into_iter().find(|o| o.name() == name)
     }
 
-    /// Every scalar objective has exactly one direction; only `e2e_latency` is minimized.
+    /// Every scalar objective has exactly one direction; `e2e_latency`, `ttft` and
+    /// `cost_per_mtok` are minimized. `min_gpus` reads its goodput, maximized (its ranking
+    /// puts fewest GPUs first among the candidates that reach the floor).
     pub fn direction(self) -> Direction {
         match self {
-            Objective::E2eLatency => Direction::Minimize,
+            Objective::E2eLatency | Objective::Ttft | Objective::CostPerMtok => Direction::Minimize,
             _ => Direction::Maximize,
         }
     }
 
-    /// Whether this objective's metric only exists under an SLA (the goodput pair).
+    /// Whether this objective's metric only exists under an SLA of `e2e_ms` or of both
+    /// `ttft_ms` and `itl_ms` (the goodput pair, SPEC 2 rules 3-4).
     pub fn needs_sla(self) -> bool {
         matches!(self, Objective::Goodput | Objective::GoodputPerGpu)
+    }
+
+    /// Whether it may be one of `pareto_objectives` (every objective but `min_gpus`, which
+    /// is a constraint and a ranking, not a value to trade off).
+    pub fn is_pareto_objective(self) -> bool {
+        self != Objective::MinGpus
     }
 
     /// Units for axis labels and tables.
@@ -103,7 +130,9 @@ impl Objective {
             Objective::Throughput | Objective::Goodput => "tok/s",
             Objective::ThroughputPerGpu | Objective::GoodputPerGpu => "tok/s/gpu",
             Objective::ThroughputPerUser => "tok/s/user",
-            Objective::E2eLatency => "ms",
+            Objective::E2eLatency | Objective::Ttft => "ms",
+            Objective::MinGpus => "req/s",
+            Objective::CostPerMtok => "$/Mtok",
         }
     }
 }
@@ -155,7 +184,7 @@ impl Target {
     }
 
     /// Every target name accepted in a config, for error messages.
-    pub fn all_names() -> [&'static str; 7] {
+    pub fn all_names() -> [&'static str; 10] {
         [
             "throughput",
             "throughput_per_gpu",
@@ -163,6 +192,9 @@ impl Target {
             "e2e_latency",
             "goodput",
             "goodput_per_gpu",
+            "ttft",
+            "min_gpus",
+            "cost_per_mtok",
             "pareto",
         ]
     }
@@ -188,9 +220,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_e2e_latency_is_minimized() {
+    fn only_latencies_and_cost_are_minimized() {
         for o in Objective::ALL {
-            let want = if o == Objective::E2eLatency {
+            let want = if matches!(
+                o,
+                Objective::E2eLatency | Objective::Ttft | Objective::CostPerMtok
+            ) {
                 Direction::Minimize
             } else {
                 Direction::Maximize

@@ -246,12 +246,15 @@ pub(crate) type Skip = serde::de::IgnoredAny;
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with keys target, sla, pareto_objectives"
+    expecting = "a mapping with keys target, sla, pareto_objectives, min_goodput_rps, price_per_gpu_hour, strict_sla"
 )]
 pub(crate) struct RawGoal {
     pub(crate) target: Option<RawValue>,
     pub(crate) sla: Option<RawSla>,
     pub(crate) pareto_objectives: Option<RawValue>,
+    pub(crate) min_goodput_rps: Option<RawValue>,
+    pub(crate) price_per_gpu_hour: Option<RawValue>,
+    pub(crate) strict_sla: Option<RawValue>,
 }
 
 /// `goal.sla:` as written.
@@ -529,7 +532,7 @@ pub(crate) fn index(parent: &str, i: usize) -> String {
 // ---------------------------------------------------------------------------------------
 // Typed extraction: each helper checks one value and says what was wrong with it.
 
-fn wrong(path: &str, expected: &str, v: &RawValue, hint: &str) -> ConfigError {
+pub(crate) fn wrong(path: &str, expected: &str, v: &RawValue, hint: &str) -> ConfigError {
     ConfigError::WrongType {
         path: path.to_owned(),
         expected: expected.to_owned(),

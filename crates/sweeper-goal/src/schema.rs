@@ -83,12 +83,54 @@ enum ExportApiDoc {
 struct GoalDoc {
     /// `pareto` for a front, or one objective to rank by; default `throughput`.
     target: Option<TargetDoc>,
-    /// Service-level bounds a candidate must meet; goodput targets need one.
+    /// Service-level bounds in ms. The goodput targets and `min_gpus` count only the
+    /// requests that meet them; only `strict_sla` drops candidates over them.
     sla: Option<SlaDoc>,
     /// The front's objectives (with `target: pareto`), two or more; default
     /// `[throughput_per_gpu, throughput_per_user]`.
     #[schemars(length(min = 2))]
     pareto_objectives: Option<Vec<ObjectiveDoc>>,
+    /// The goodput floor of `target: min_gpus`: requests per second that meet the SLA,
+    /// > 0 (legal only with that target).
+    #[schemars(range(min = 0.0))]
+    min_goodput_rps: Option<f64>,
+    /// Dollars per GPU-hour for `cost_per_mtok`: one price, or a map from GPU name
+    /// (the candidate's `gpu` parameter or the built-in evaluator's `gpu:`) to price.
+    price_per_gpu_hour: Option<PriceDoc>,
+    /// `true` (or `{percentile: N}`): candidates whose mean (or N-th percentile) TTFT,
+    /// ITL or end-to-end latency exceeds a bound of `sla` leave the ranking and the front.
+    /// Default false: the SLA then lives inside the goodput targets only.
+    strict_sla: Option<StrictSlaDoc>,
+}
+
+/// A price per GPU-hour: one for all, or one per GPU name.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum PriceDoc {
+    /// Dollars per GPU-hour, > 0.
+    Flat(f64),
+    /// GPU name to dollars per GPU-hour.
+    PerGpu(BTreeMap<String, f64>),
+}
+
+/// Whether (and on which statistic) the SLA drops candidates.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum StrictSlaDoc {
+    /// On (the mean latencies) or off.
+    On(bool),
+    /// On, on a percentile of the latencies.
+    Percentile(StrictPercentileDoc),
+}
+
+/// `{percentile: N}`: the report keys read are `pN_ttft_ms`, `pN_itl_ms`,
+/// `pN_e2e_latency_ms`.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct StrictPercentileDoc {
+    /// 1 to 99.
+    #[schemars(range(min = 1, max = 99))]
+    percentile: u8,
 }
 
 /// A goal's target.
@@ -109,6 +151,12 @@ enum TargetDoc {
     Goodput,
     /// Goodput per GPU, maximized.
     GoodputPerGpu,
+    /// Mean time to first token (ms), minimized.
+    Ttft,
+    /// Fewest GPUs whose goodput (requests/s) reaches `min_goodput_rps`.
+    MinGpus,
+    /// Dollars per million output tokens, minimized (needs `price_per_gpu_hour`).
+    CostPerMtok,
 }
 
 /// One objective of a front.
@@ -127,6 +175,10 @@ enum ObjectiveDoc {
     Goodput,
     /// Goodput per GPU, maximized.
     GoodputPerGpu,
+    /// Mean time to first token (ms), minimized.
+    Ttft,
+    /// Dollars per million output tokens, minimized (needs `price_per_gpu_hour`).
+    CostPerMtok,
 }
 
 /// Service-level bounds, in milliseconds: `e2e_ms`, or `ttft_ms` with `itl_ms`.

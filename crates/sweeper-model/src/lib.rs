@@ -176,7 +176,9 @@
 //! - `goodput_output_throughput_tok_s` is the output throughput times the share of output
 //!   tokens of the requests that met every given SLA bound (`ttft_ms` on TTFT, `itl_ms` on
 //!   the request's TPOT, `e2e_ms` on its end-to-end latency); without an SLA it equals the
-//!   output throughput.
+//!   output throughput. `goodput_request_throughput_rps` is `request_throughput_rps` (the
+//!   completed requests per second) times the share of requests that met them (what
+//!   `min_gpus` reads).
 //! - Throughput is the steady state (`replicas × active / time in batch × osl`); the
 //!   duration is the time the requests take at that rate.
 //!
@@ -536,6 +538,11 @@ impl BuiltinEvaluator {
             "mean_output_token_throughput_per_user".into(),
             sampled.per_user,
         );
+        report.insert("request_throughput_rps".into(), completion_rate);
+        report.insert(
+            "goodput_request_throughput_rps".into(),
+            completion_rate * sampled.good_request_share,
+        );
         report.insert("mean_ttft_ms".into(), sampled.ttft_ms);
         report.insert("mean_tpot_ms".into(), sampled.tpot_ms);
         report.insert("mean_itl_ms".into(), sampled.tpot_ms);
@@ -863,5 +870,31 @@ mod tests {
         assert_eq!(none["goodput_output_throughput_tok_s"], 0.0);
         r.sla = sla(None, None, Some(-1.0));
         assert!(matches!(model.evaluate(0, &r), EvalOutcome::Failed(_)));
+    }
+
+    #[test]
+    fn reports_the_request_goodput_an_sla_floor_reads() {
+        let model = BuiltinEvaluator::from_config(&json!({})).unwrap();
+        let mut r = request(&json!({"tp": 2, "max_batch_size": 64}), Some(64), None);
+        let free = report(model.evaluate(0, &r));
+        // without an SLA every request is good: goodput is the request rate, which is the
+        // output rate over the output length (500 tokens in `request`)
+        let rps = free["request_throughput_rps"];
+        assert!(rps > 0.0);
+        assert_eq!(free["goodput_request_throughput_rps"], rps);
+        let tokens_per_request = free["output_throughput_tok_s"] / rps;
+        assert!(
+            (tokens_per_request - 500.0).abs() < 1e-9,
+            "{tokens_per_request}"
+        );
+        // a TPOT bound at the mean passes about half the requests
+        r.sla = Some(sweeper_goal::Sla {
+            ttft_ms: Some(1e9),
+            itl_ms: Some(free["mean_tpot_ms"]),
+            e2e_ms: None,
+        });
+        let half = report(model.evaluate(0, &r));
+        let share = half["goodput_request_throughput_rps"] / half["request_throughput_rps"];
+        assert!((0.3..0.7).contains(&share), "{share}");
     }
 }

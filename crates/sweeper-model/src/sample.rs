@@ -16,6 +16,8 @@ pub(crate) struct Sampled {
     pub(crate) e2e_ms: f64,
     pub(crate) per_user: f64,
     pub(crate) good_token_share: f64,
+    /// Share of the requests that met every SLA bound.
+    pub(crate) good_request_share: f64,
 }
 
 /// `SplitMix64` (Steele, Lea and Flood, 2014): a tiny, well-mixed, seedable generator.
@@ -93,7 +95,7 @@ pub(crate) fn sample_requests(
     let prefill = ss.chunks * ss.chunk_step;
     let (mut ttft_sum, mut e2e_sum, mut tpot_sum, mut rate_sum) = (0.0, 0.0, 0.0, 0.0);
     let mut decoding = 0u64;
-    let (mut tokens, mut good_tokens) = (0.0, 0.0);
+    let (mut tokens, mut good_tokens, mut good_requests) = (0.0, 0.0, 0.0);
     for j in 0..n {
         let index = (u128::from(j) * u128::from(requests) / u128::from(n)) as u64;
         let isl_i = (isl * (1.0 + jitter * rng.symmetric())).max(1.0);
@@ -119,6 +121,7 @@ pub(crate) fn sample_requests(
         tokens += osl_i;
         if ttft <= sla.ttft && tpot_i <= sla.itl && e2e <= sla.e2e {
             good_tokens += osl_i;
+            good_requests += 1.0;
         }
     }
     let count = n as f64;
@@ -133,5 +136,6 @@ pub(crate) fn sample_requests(
         } else {
             0.0
         },
+        good_request_share: good_requests / count,
     }
 }

@@ -44,6 +44,11 @@ pub struct Candidate {
         with = "objective_map"
     )]
     pub objectives: Option<Vec<(Objective, f64)>>,
+    /// `min_gpus` goal only: whether `goodput_request_throughput_rps` reached the goal's
+    /// `min_goodput_rps` (the candidate is *satisfying*). [`rank`](crate::rank) puts the
+    /// satisfying candidates first, fewest GPUs first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub satisfying: Option<bool>,
 }
 
 impl Candidate {
@@ -127,6 +132,7 @@ pub fn make_candidate(
         score,
         metrics: report.known_metrics(),
         objectives,
+        satisfying: None,
     }
 }
 

@@ -63,6 +63,7 @@
 mod candidate;
 mod error;
 pub mod front;
+mod goal_score;
 pub mod json_f64;
 mod rank;
 mod report;
@@ -71,10 +72,11 @@ mod stream;
 
 pub use candidate::{Candidate, USED_GPUS, make_candidate, used_gpus};
 pub use error::ScoreError;
+pub use goal_score::Scorer;
 pub use rank::{pareto_front, rank};
 pub use report::{
-    DURATION_MS, E2E_LATENCY, GOODPUT, GPU_HOURS, ITL, KNOWN_METRICS, OUTPUT_THROUGHPUT, Report,
-    THROUGHPUT_PER_USER, TTFT,
+    DURATION_MS, E2E_LATENCY, GOODPUT, GOODPUT_RPS, GPU_HOURS, ITL, KNOWN_METRICS,
+    OUTPUT_THROUGHPUT, Report, THROUGHPUT_PER_USER, TTFT,
 };
-pub use scoring::{avg_gpu, is_feasible, objective_key, objective_value, score};
+pub use scoring::{avg_gpu, cost_per_mtok, is_feasible, objective_key, objective_value, score};
 pub use stream::{FRONT_STREAM_CHUNK, FrontStream, RankStream};

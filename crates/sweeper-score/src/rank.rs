@@ -20,18 +20,49 @@ fn ascending_nan_last(a: f64, b: f64) -> Ordering {
 /// Ranks the candidates of a scalar goal: best `score` first; ties go to fewer
 /// `used_gpus`; remaining ties keep input order (a stable sort).
 ///
+/// Under `min_gpus` (candidates that carry `satisfying`), the satisfying candidates come
+/// first, fewest `used_gpus` first, then by goodput (their `score`); the others follow, by
+/// goodput, then fewer GPUs (SPEC 9).
+///
 /// `-inf` scores (a missing latency) sort last among numbers; a hand-built NaN score or
 /// GPU count (never produced by [`make_candidate`](crate::make_candidate)) sorts after them.
 pub fn rank(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
-    candidates.sort_by(|a, b| rank_order(a.score, a.used_gpus, b.score, b.used_gpus));
+    candidates.sort_by(|a, b| rank_order(&RankKey::of(a), &RankKey::of(b)));
     candidates
 }
 
+/// What [`rank`] orders a candidate by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RankKey {
+    pub(crate) score: f64,
+    pub(crate) gpus: f64,
+    /// `min_gpus` only: whether the goodput reached the floor.
+    pub(crate) satisfying: Option<bool>,
+}
+
+impl RankKey {
+    fn of(c: &Candidate) -> RankKey {
+        RankKey {
+            score: c.score,
+            gpus: c.used_gpus,
+            satisfying: c.satisfying,
+        }
+    }
+}
+
 /// The order of [`rank`] (and of [`RankStream`](crate::RankStream)) before input order:
-/// descending score, then ascending GPU count, NaN last in both.
-pub(crate) fn rank_order(score_a: f64, gpus_a: f64, score_b: f64, gpus_b: f64) -> Ordering {
+/// satisfying candidates first, fewest GPUs then best score among them; everything else
+/// by descending score, then ascending GPU count; NaN last in each.
+pub(crate) fn rank_order(a: &RankKey, b: &RankKey) -> Ordering {
     // Descending score with NaN last: compare the negations ascending.
-    ascending_nan_last(-score_a, -score_b).then_with(|| ascending_nan_last(gpus_a, gpus_b))
+    let by_score = || ascending_nan_last(-a.score, -b.score);
+    let by_gpus = || ascending_nan_last(a.gpus, b.gpus);
+    match (a.satisfying == Some(true), b.satisfying == Some(true)) {
+        (true, true) => by_gpus().then_with(by_score),
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        (false, false) => by_score().then_with(by_gpus),
+    }
 }
 
 /// The Pareto front of a pareto goal: the non-dominated subset of the candidates that carry
@@ -105,6 +136,7 @@ mod tests {
             score,
             metrics: BTreeMap::default(),
             objectives: None,
+            satisfying: None,
         }
     }
 
@@ -116,6 +148,7 @@ mod tests {
             score: values[0].1,
             metrics: BTreeMap::default(),
             objectives: Some(values.to_vec()),
+            satisfying: None,
         }
     }
 

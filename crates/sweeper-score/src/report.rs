@@ -16,15 +16,17 @@ pub const GOODPUT: &str = "goodput_output_throughput_tok_s";
 pub const GPU_HOURS: &str = "gpu_hours";
 /// Report key of the run's wall time in ms (denominator of `avg_gpu`).
 pub const DURATION_MS: &str = "duration_ms";
-/// Report key of the mean time to first token, ms (inspection only).
+/// Report key of the mean time to first token (`ttft`), ms.
 pub const TTFT: &str = "mean_ttft_ms";
-/// Report key of the mean inter-token latency, ms (inspection only).
+/// Report key of the mean inter-token latency, ms (inspection, and `strict_sla`).
 pub const ITL: &str = "mean_itl_ms";
+/// Report key of the requests per second that met the SLA (`min_gpus`), req/s.
+pub const GOODPUT_RPS: &str = "goodput_request_throughput_rps";
 
-/// The report keys a [`Candidate`](crate::Candidate) keeps in its `metrics`: the six the
-/// scorer reads, plus the two latency means an SLA is written against (for inspection).
+/// The report keys a [`Candidate`](crate::Candidate) keeps in its `metrics`: the eight the
+/// scorer reads, plus the mean ITL an SLA is written against (for inspection).
 /// Every other key stays in the [`Report`] but is not copied to the candidate.
-pub const KNOWN_METRICS: [&str; 8] = [
+pub const KNOWN_METRICS: [&str; 9] = [
     OUTPUT_THROUGHPUT,
     THROUGHPUT_PER_USER,
     E2E_LATENCY,
@@ -33,17 +35,20 @@ pub const KNOWN_METRICS: [&str; 8] = [
     DURATION_MS,
     TTFT,
     ITL,
+    GOODPUT_RPS,
 ];
 
 /// The keys whose value the scorer reads: a non-numeric value under one of them is an error,
 /// never a silent default.
-const SCORED_KEYS: [&str; 6] = [
+const SCORED_KEYS: [&str; 8] = [
     OUTPUT_THROUGHPUT,
     THROUGHPUT_PER_USER,
     E2E_LATENCY,
     GOODPUT,
     GPU_HOURS,
     DURATION_MS,
+    TTFT,
+    GOODPUT_RPS,
 ];
 
 /// One evaluation's trace report: metric name → number.

@@ -1,7 +1,8 @@
 //! Objective values, signed scores and the GPU-budget feasibility rule (SPEC 2 and 3).
 
 use crate::report::{
-    DURATION_MS, E2E_LATENCY, GOODPUT, GPU_HOURS, OUTPUT_THROUGHPUT, Report, THROUGHPUT_PER_USER,
+    DURATION_MS, E2E_LATENCY, GOODPUT, GOODPUT_RPS, GPU_HOURS, OUTPUT_THROUGHPUT, Report,
+    THROUGHPUT_PER_USER, TTFT,
 };
 use sweeper_goal::Objective;
 
@@ -44,7 +45,7 @@ fn per_gpu(rate: f64, report: &Report) -> f64 {
 }
 
 /// The report key an objective's value comes from (SPEC 2's table): a report without it
-/// reads `0.0` (`+inf` for `e2e_latency`). The per-GPU objectives also divide by
+/// reads `0.0` (`+inf` for `e2e_latency`, `ttft` and `cost_per_mtok`). The per-GPU objectives also divide by
 /// [`avg_gpu`], which needs `gpu_hours` and `duration_ms`.
 ///
 /// ```
@@ -56,17 +57,56 @@ fn per_gpu(rate: f64, report: &Report) -> f64 {
 /// ```
 pub fn objective_key(objective: Objective) -> &'static str {
     match objective {
-        Objective::Throughput | Objective::ThroughputPerGpu => OUTPUT_THROUGHPUT,
+        // cost_per_mtok also reads `gpu_hours` and `duration_ms`, as the per-GPU objectives
+        Objective::Throughput | Objective::ThroughputPerGpu | Objective::CostPerMtok => {
+            OUTPUT_THROUGHPUT
+        }
         Objective::ThroughputPerUser => THROUGHPUT_PER_USER,
         Objective::E2eLatency => E2E_LATENCY,
         Objective::Goodput | Objective::GoodputPerGpu => GOODPUT,
+        Objective::Ttft => TTFT,
+        Objective::MinGpus => GOODPUT_RPS,
     }
 }
 
-/// The raw value of `objective` in its natural units, per SPEC 2's table.
+/// Dollars per million output tokens at `price` dollars per GPU-hour (SPEC 9):
+/// `price × gpu_hours / (output_throughput_tok_s × duration_ms / 1000 / 1e6)`.
 ///
-/// Missing keys: a maximized objective reads `0.0`; `e2e_latency` reads `+inf`, so a
-/// report without a latency is the worst, never the best. The result is never NaN.
+/// Reads `+inf` (the worst) when the run produced no tokens or its cost is unknown:
+/// missing or non-positive throughput, duration or GPU-hours. Never NaN.
+///
+/// ```
+/// use sweeper_score::{Report, cost_per_mtok};
+/// // 8 GPUs for an hour at 1000 tok/s: 3.6 M tokens for 8 GPU-hours.
+/// let r = Report::from_json(0, &serde_json::json!({
+///     "output_throughput_tok_s": 1000.0, "gpu_hours": 8.0, "duration_ms": 3_600_000.0,
+/// })).unwrap();
+/// assert!((cost_per_mtok(&r, 2.25) - 5.0).abs() < 1e-12); // $18 for 3.6 Mtok
+/// ```
+pub fn cost_per_mtok(report: &Report, price: f64) -> f64 {
+    let read = |key: &str| report.get(key).unwrap_or(0.0);
+    let (tok_s, duration_ms, gpu_hours) =
+        (read(OUTPUT_THROUGHPUT), read(DURATION_MS), read(GPU_HOURS));
+    if tok_s <= 0.0 || duration_ms <= 0.0 || gpu_hours <= 0.0 {
+        return f64::INFINITY;
+    }
+    let mtok = tok_s * (duration_ms / 1000.0) / 1e6;
+    let v = price * gpu_hours / mtok;
+    if v.is_nan() || mtok <= 0.0 {
+        f64::INFINITY
+    } else {
+        v
+    }
+}
+
+/// The raw value of `objective` in its natural units, per SPEC 2's table (and SPEC 9's).
+///
+/// Missing keys: a maximized objective reads `0.0`; `e2e_latency` and `ttft` read `+inf`,
+/// so a report without a latency is the worst, never the best. `min_gpus` reads the
+/// goodput in requests/s (the floor and the GPU count are the goal's and the
+/// candidate's: [`Scorer`](crate::Scorer)). `cost_per_mtok` here is priced at $1 per
+/// GPU-hour (GPU-hours per million tokens); [`Scorer`](crate::Scorer) applies the goal's
+/// price. The result is never NaN.
 ///
 /// ```
 /// use sweeper_goal::Objective;
@@ -87,11 +127,15 @@ pub fn objective_value(report: &Report, objective: Objective) -> f64 {
         Objective::E2eLatency => report.get(E2E_LATENCY).unwrap_or(f64::INFINITY),
         Objective::Goodput => read(GOODPUT),
         Objective::GoodputPerGpu => per_gpu(read(GOODPUT), report),
+        Objective::Ttft => report.get(TTFT).unwrap_or(f64::INFINITY),
+        Objective::MinGpus => read(GOODPUT_RPS),
+        Objective::CostPerMtok => cost_per_mtok(report, 1.0),
     }
 }
 
 /// The objective value signed so that higher is always better: minimized objectives
-/// (`e2e_latency`) are negated, so a missing latency scores `-inf`.
+/// (`e2e_latency`, `ttft`, `cost_per_mtok`) are negated, so a missing latency scores
+/// `-inf`.
 ///
 /// ```
 /// use sweeper_goal::Objective;

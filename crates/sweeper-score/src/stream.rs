@@ -36,7 +36,7 @@
 
 use crate::ScoreError;
 use crate::front;
-use crate::rank::rank_order;
+use crate::rank::{RankKey, rank_order};
 use sweeper_goal::Direction;
 
 /// Rows a [`FrontStream`] buffers before its first reduction to the front. At 2 columns
@@ -56,7 +56,7 @@ pub struct RankStream<T> {
     limit: Option<usize>,
     /// Entries in push order, except that a trimmed prefix is already in rank order (every
     /// entry after it was pushed later), so a stable sort keeps ties in push order.
-    entries: Vec<(f64, f64, T)>,
+    entries: Vec<(RankKey, T)>,
     trim_at: usize,
 }
 
@@ -79,10 +79,27 @@ impl<T> RankStream<T> {
 
     /// Adds a row with its signed score (higher is better) and its GPU count.
     pub fn push(&mut self, score: f64, used_gpus: f64, item: T) {
+        self.push_satisfying(score, used_gpus, None, item);
+    }
+
+    /// [`push`](Self::push) of a `min_gpus` row: `satisfying` says whether its goodput
+    /// reached the floor (see [`rank`](crate::rank)).
+    pub fn push_satisfying(
+        &mut self,
+        score: f64,
+        used_gpus: f64,
+        satisfying: Option<bool>,
+        item: T,
+    ) {
         if self.limit == Some(0) {
             return;
         }
-        self.entries.push((score, used_gpus, item));
+        let key = RankKey {
+            score,
+            gpus: used_gpus,
+            satisfying,
+        };
+        self.entries.push((key, item));
         if self.entries.len() >= self.trim_at {
             self.sort_and_cut();
         }
@@ -100,7 +117,7 @@ impl<T> RankStream<T> {
 
     fn sort_and_cut(&mut self) {
         // Stable: equal entries stay in push order (see `entries`).
-        self.entries.sort_by(|a, b| rank_order(a.0, a.1, b.0, b.1));
+        self.entries.sort_by(|a, b| rank_order(&a.0, &b.0));
         if let Some(n) = self.limit {
             self.entries.truncate(n);
         }
@@ -109,7 +126,7 @@ impl<T> RankStream<T> {
     /// The handles in rank order (at most `limit` of them).
     pub fn finish(mut self) -> Vec<T> {
         self.sort_and_cut();
-        self.entries.into_iter().map(|(_, _, item)| item).collect()
+        self.entries.into_iter().map(|(_, item)| item).collect()
     }
 }
 

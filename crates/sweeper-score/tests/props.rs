@@ -339,6 +339,7 @@ proptest! {
                 score,
                 metrics: std::collections::BTreeMap::new(),
                 objectives: None,
+                satisfying: None,
             }
         }).collect();
         let mut want: Vec<usize> = sweeper_score::rank(candidates).iter().map(|c| c.index).collect();

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use sweeper_engine::run::{Status, TrialResult, fill_used_gpus, rescore_journal};
 use sweeper_goal::{ConfigError, Direction, Objective, SweepConfig};
 use sweeper_score::{
-    Candidate, FrontStream, KNOWN_METRICS, RankStream, Report, ScoreError, USED_GPUS, is_feasible,
-    make_candidate, objective_value, score, used_gpus,
+    Candidate, FrontStream, KNOWN_METRICS, RankStream, Report, ScoreError, Scorer, USED_GPUS,
+    is_feasible, make_candidate, used_gpus,
 };
 use sweeper_tables::input::{
     InputError, Place, ReportRow, ReportTable, RowAt, is_utf8, open_seekable,
@@ -145,7 +145,10 @@ pub(crate) fn run(args: &Args) -> CliResult {
         .collect();
     // The rows stream past once: each is scored and kept only as the numbers the ranking
     // or the front needs and where it sits; the rows shown are read again afterwards.
-    let target = objectives.first().copied().unwrap_or(Objective::Throughput);
+    let gpu = sweeper_engine::run::builtin_gpu(&cfg);
+    let scorer = Scorer::new(goal).with_default_gpu(gpu.as_deref());
+    let mut over_sla = 0_usize;
+    let mut score_fault: Option<ScoreError> = None;
     let mut selection = if pareto {
         let directions: Vec<Direction> = objectives.iter().map(|o| o.direction()).collect();
         Selection::Front(
@@ -179,12 +182,25 @@ pub(crate) fn run(args: &Args) -> CliResult {
         if !is_feasible(gpus, budget) {
             return;
         }
+        if scorer.over_sla(&row.report).is_some() {
+            over_sla += 1;
+            return;
+        }
         feasible += 1;
+        let candidate = match scorer.candidate(row.place.row, config, &row.report) {
+            Ok(c) => c,
+            Err(e) => {
+                score_fault.get_or_insert(e);
+                return;
+            }
+        };
         match &mut selection {
-            Selection::Ranking(ranking) => ranking.push(score(&row.report, target), gpus, at),
+            Selection::Ranking(ranking) => {
+                ranking.push_satisfying(candidate.score, gpus, candidate.satisfying, at);
+            }
             Selection::Front(front) => {
                 values.clear();
-                values.extend(objectives.iter().map(|&o| objective_value(&row.report, o)));
+                values.extend(candidate.objectives.iter().flatten().map(|(_, v)| *v));
                 if front_fault.is_none()
                     && let Err(e) = front.push(&values, at)
                 {
@@ -199,21 +215,18 @@ pub(crate) fn run(args: &Args) -> CliResult {
             }
         }
         if let Some(table) = whole_ranking_table.as_mut() {
-            table.add(&make_candidate(
-                row.place.row,
-                config,
-                &row.report,
-                objectives,
-                pareto,
-            ));
+            table.add(&candidate);
         }
     })?;
+    if let Some(e) = score_fault {
+        return Err(CliError::invalid(e.to_string()));
+    }
     for n in notes {
         note(&format!("warning: {n}"));
     }
     zeros.warn(&per_gpu, total);
     missing.warn(total);
-    let dropped = total - feasible;
+    let dropped = total - feasible - over_sla;
     let described: Vec<String> = objectives
         .iter()
         .map(|o| format!("{} {}, {}", o.direction(), o.name(), o.unit()))
@@ -224,6 +237,11 @@ pub(crate) fn run(args: &Args) -> CliResult {
         described.join("; "),
         cfg.search_space.gpu_budget
     ));
+    if over_sla > 0 {
+        note(&format!(
+            "strict_sla: {over_sla} candidates over the SLA (dropped)"
+        ));
+    }
     if feasible == 0 {
         return Err(CliError::invalid(format!(
             "no feasible candidate: all {total} use more than {} GPUs",
@@ -249,7 +267,12 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let build = |row: ReportRow| {
         let mut config = row.config;
         fill_used_gpus(&mut config, rule);
-        make_candidate(row.place.row, config, &row.report, objectives, pareto)
+        let index = row.place.row;
+        // The first pass stopped at any row the scorer refused (a GPU without a price), so
+        // the rows shown score again without error; the fallback is never taken.
+        scorer
+            .candidate(index, config.clone(), &row.report)
+            .unwrap_or_else(|_| make_candidate(index, config, &row.report, objectives, pareto))
     };
     match args.format {
         Format::Table => {

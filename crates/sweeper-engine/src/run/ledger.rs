@@ -6,9 +6,9 @@ use super::{RunError, RunResult, Status, Tallies, TrialResult};
 use crate::evaluator::{EvalOutcome, RawReport};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use sweeper_goal::{Direction, Objective, SweepConfig};
+use sweeper_goal::{Direction, Goal, Objective, SweepConfig};
 use sweeper_score::front::dominates;
-use sweeper_score::{Candidate, Report, ScoreError};
+use sweeper_score::{Candidate, Report, ScoreError, Scorer};
 
 /// How a trial came to its outcome.
 #[derive(Debug, Clone)]
@@ -77,6 +77,9 @@ struct Cached {
 /// Every outcome of a sweep so far.
 #[derive(Debug, Clone)]
 pub struct Ledger {
+    goal: Goal,
+    /// The built-in evaluator's GPU, for a price map (see [`sweeper_score::Scorer`]).
+    default_gpu: Option<String>,
     objectives: Vec<Objective>,
     pareto: bool,
     budget: f64,
@@ -136,6 +139,8 @@ impl Ledger {
     /// An empty ledger for `config`'s goal and GPU budget.
     pub fn new(config: &SweepConfig) -> Ledger {
         Ledger {
+            goal: config.goal.clone(),
+            default_gpu: builtin_gpu(config),
             objectives: config.goal.objectives().to_vec(),
             pareto: config.goal.is_pareto(),
             budget: config.search_space.gpu_budget as f64,
@@ -184,16 +189,21 @@ impl Ledger {
                     record_load(&mut config, raw);
                     if status == Status::Feasible {
                         let index = usize::try_from(trial).unwrap_or(usize::MAX);
-                        match Report::from_map(index, raw.metrics.clone()) {
-                            Ok(scored) => {
-                                let candidate = sweeper_score::make_candidate(
-                                    index,
-                                    config.clone(),
-                                    &scored,
-                                    &self.objectives,
-                                    self.pareto,
-                                );
-                                measurement = Some(measurement_of(&candidate, self.pareto));
+                        let scorer =
+                            Scorer::new(&self.goal).with_default_gpu(self.default_gpu.as_deref());
+                        let scored = Report::from_map(index, raw.metrics.clone()).and_then(|r| {
+                            let over = scorer.over_sla(&r);
+                            Ok((scorer.candidate(index, config.clone(), &r)?, over))
+                        });
+                        match scored {
+                            Ok((_, Some(over))) => {
+                                status = Status::Infeasible;
+                                reason = Some(over);
+                                self.tallies.over_sla += 1;
+                            }
+                            Ok((candidate, None)) => {
+                                let value = scorer.sampler_value(&candidate);
+                                measurement = Some(measurement_of(&candidate, self.pareto, value));
                                 score = Some(candidate.score);
                                 self.evaluated.push(candidate);
                             }
@@ -351,9 +361,25 @@ pub(crate) fn record_load(config: &mut Map<String, Value>, report: &RawReport) {
     }
 }
 
+/// The built-in evaluator's `gpu:`, the GPU of every candidate without a `gpu` parameter
+/// (what a price map reads for it).
+pub fn builtin_gpu(config: &SweepConfig) -> Option<String> {
+    match &config.evaluator.as_ref()?.kind {
+        sweeper_goal::EvaluatorKind::Builtin(v) => Some(v.get("gpu")?.as_str()?.to_owned()),
+        sweeper_goal::EvaluatorKind::Command { .. } => None,
+    }
+}
+
 /// The group a failure reason is counted under in the summary: over-budget reasons differ
-/// only in the GPU count, so they count as one.
+/// only in the GPU count, and over-SLA reasons only in the latency, so each bound counts as
+/// one.
 fn reason_group(reason: &str) -> String {
+    if let Some(rest) = reason.strip_prefix("over sla: ")
+        && let Some((head, bound)) = rest.split_once(" > ")
+        && let Some((key, _)) = head.split_once('=')
+    {
+        return format!("over sla: {key} > {bound}");
+    }
     match reason.split_once(" > ") {
         Some((head, budget)) if head.starts_with("over gpu_budget: used_gpus=") => {
             format!("over gpu_budget: used_gpus > {budget}")
@@ -362,9 +388,10 @@ fn reason_group(reason: &str) -> String {
     }
 }
 
-/// The study measurement of a feasible candidate: the signed score under `objective` for a
-/// scalar goal, every objective's raw value for a pareto goal.
-fn measurement_of(candidate: &Candidate, pareto: bool) -> BTreeMap<String, f64> {
+/// The study measurement of a feasible candidate: `value` (the signed score, or the
+/// scorer's number for `min_gpus`) for a scalar goal, every objective's raw value for a
+/// pareto goal.
+fn measurement_of(candidate: &Candidate, pareto: bool, value: f64) -> BTreeMap<String, f64> {
     if pareto {
         candidate
             .objectives
@@ -373,7 +400,7 @@ fn measurement_of(candidate: &Candidate, pareto: bool) -> BTreeMap<String, f64> 
             .map(|(o, v)| (o.name().to_owned(), *v))
             .collect()
     } else {
-        BTreeMap::from([("objective".to_owned(), candidate.score)])
+        BTreeMap::from([("objective".to_owned(), value)])
     }
 }
 

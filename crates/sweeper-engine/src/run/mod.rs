@@ -100,7 +100,7 @@ mod space;
 
 pub use branches::{BranchStudies, default_proposer};
 pub use journal::{BUDGET_KEYS, FileJournal};
-pub use ledger::{Entry, Ledger, Source, Verdict};
+pub use ledger::{Entry, Ledger, Source, Verdict, builtin_gpu};
 pub use proposer::{ListProposer, Proposer, default_study};
 pub use replay::{replay_journal_text, rescore_journal, result_from_journal};
 pub use result::{Progress, Quiet, RunError, RunObserver, RunResult, Status, Tallies, TrialResult};

@@ -58,6 +58,15 @@ pub struct Tallies {
     pub unsupported: u64,
     /// Duplicates answered from the cache.
     pub cache_hits: u64,
+    /// Of the infeasible trials, those a strict SLA dropped (`goal.strict_sla`, SPEC 9):
+    /// evaluated, but over a latency bound.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub over_sla: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if hands a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Tallies {

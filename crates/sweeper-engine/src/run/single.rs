@@ -97,13 +97,9 @@ pub fn evaluate_candidate(
         Some(raw) => {
             record_load(&mut config_map, &raw);
             let report = Report::from_map(0, raw.metrics)?;
-            Some(sweeper_score::make_candidate(
-                0,
-                config_map,
-                &report,
-                config.goal.objectives(),
-                config.goal.is_pareto(),
-            ))
+            let gpu = super::ledger::builtin_gpu(config);
+            let scorer = sweeper_score::Scorer::new(&config.goal).with_default_gpu(gpu.as_deref());
+            Some(scorer.candidate(0, config_map, &report)?)
         }
         None => None,
     };

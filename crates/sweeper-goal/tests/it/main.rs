@@ -21,6 +21,8 @@ mod roundtrip;
 #[cfg(feature = "yaml")]
 mod slurm;
 #[cfg(feature = "yaml")]
+mod targets;
+#[cfg(feature = "yaml")]
 mod text;
 #[cfg(feature = "yaml")]
 mod topology;

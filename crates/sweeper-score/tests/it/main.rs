@@ -3,3 +3,4 @@
 mod front;
 mod ranks;
 mod scoring;
+mod targets;
