@@ -40,6 +40,8 @@ enum Command {
     Validate(commands::validate::Args),
     /// Score evaluated reports against a config's goal: a ranking or a Pareto front.
     Score(commands::score::Args),
+    /// The fewest-GPU configuration serving a request rate under the SLA, from a sweep or reports.
+    Recommend(commands::recommend::Args),
     /// The Pareto front (or ranks, or hypervolume) of numeric columns of a table.
     Front(commands::front::Args),
     /// Run a sweep: propose, evaluate, score, and report the front or ranking.
@@ -96,6 +98,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate(args) => commands::validate::run(&args),
         Command::Score(args) => commands::score::run(&args),
+        Command::Recommend(args) => commands::recommend::run(&args),
         Command::Front(args) => commands::front::run(&args),
         Command::Run(args) => commands::run::run(&args),
         Command::Evaluate(args) => commands::evaluate::run(&args),

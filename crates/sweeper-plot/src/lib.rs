@@ -349,7 +349,7 @@ pub fn sla_bounds(sla: &Sla, objectives: &[PlotObjective]) -> Vec<Bound> {
             "mean_itl_ms" => sla
                 .itl_ms
                 .map(|itl| (itl, format!("SLA ITL ≤ {} ms", precise(itl)))),
-            "mean_ttft_ms" => sla
+            "ttft" | "mean_ttft_ms" => sla
                 .ttft_ms
                 .map(|t| (t, format!("SLA TTFT ≤ {} ms", precise(t)))),
             _ => None,

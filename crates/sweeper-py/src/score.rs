@@ -7,9 +7,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
-use sweeper_score::{
-    Candidate, Report, is_feasible, make_candidate, pareto_front, rank, used_gpus,
-};
+use sweeper_score::{Candidate, Report, Scorer, is_feasible, pareto_front, rank, used_gpus};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score, m)?)?;
@@ -36,6 +34,9 @@ pub(crate) fn candidate_dict<'py>(py: Python<'py>, c: &Candidate) -> PyResult<Bo
             o.set_item(objective.name(), v)?;
         }
         d.set_item("objectives", o)?;
+    }
+    if let Some(satisfying) = c.satisfying {
+        d.set_item("satisfying", satisfying)?;
     }
     Ok(d)
 }
@@ -73,8 +74,10 @@ fn row(item: &Bound<'_, PyAny>, i: usize) -> PyResult<(serde_json::Map<String, V
 /// row's `index` its position. Rows over `search_space.gpu_budget` are dropped (a row
 /// without `used_gpus` gets the config's `search_space.used_gpus` rule, else 0). Returns
 /// candidate dicts: ranked best first for a scalar goal (ties to fewer GPUs, then input
-/// order), or the Pareto front sorted by the last objective for a pareto goal; empty when
-/// no row is feasible.
+/// order; `min_gpus` puts the rows that reach its floor first, fewest GPUs first), or the
+/// Pareto front sorted by the last objective for a pareto goal; empty when no row is
+/// feasible. The goal's price (`cost_per_mtok`) is applied, and with `strict_sla` the rows
+/// over a bound are dropped too.
 #[pyfunction]
 #[pyo3(signature = (config, reports))]
 fn score<'py>(
@@ -86,12 +89,16 @@ fn score<'py>(
     let goal = &cfg.goal;
     let objectives = goal.objectives();
     let budget = cfg.search_space.gpu_budget as f64;
+    let gpu = sweeper_engine::run::builtin_gpu(&cfg);
+    let scorer = Scorer::new(goal).with_default_gpu(gpu.as_deref());
     let mut feasible = Vec::new();
     for (i, item) in reports.try_iter()?.enumerate() {
         let (mut config, report) = row(&item?, i)?;
         sweeper_engine::run::fill_used_gpus(&mut config, cfg.search_space.used_gpus.as_ref());
-        let c = make_candidate(i, config, &report, objectives, goal.is_pareto());
-        if is_feasible(c.used_gpus, budget) {
+        let c = scorer
+            .candidate(i, config, &report)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        if is_feasible(c.used_gpus, budget) && scorer.over_sla(&report).is_none() {
             feasible.push(c);
         }
     }

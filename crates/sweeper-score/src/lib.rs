@@ -66,6 +66,7 @@ pub mod front;
 mod goal_score;
 pub mod json_f64;
 mod rank;
+mod recommend;
 mod report;
 mod scoring;
 mod stream;
@@ -74,6 +75,7 @@ pub use candidate::{Candidate, USED_GPUS, make_candidate, used_gpus};
 pub use error::ScoreError;
 pub use goal_score::Scorer;
 pub use rank::{pareto_front, rank};
+pub use recommend::{Pick, RecommendOptions, Recommendation, recommend};
 pub use report::{
     DURATION_MS, E2E_LATENCY, GOODPUT, GOODPUT_RPS, GPU_HOURS, ITL, KNOWN_METRICS,
     OUTPUT_THROUGHPUT, Report, THROUGHPUT_PER_USER, TTFT,

@@ -135,17 +135,34 @@ fn template(args: &Args, target: Target) -> String {
     }
     let goodput = matches!(
         target,
-        Target::Scalar(Objective::Goodput | Objective::GoodputPerGpu)
+        Target::Scalar(Objective::Goodput | Objective::GoodputPerGpu | Objective::MinGpus)
     );
+    if target == Target::Scalar(Objective::MinGpus) {
+        t.push_str(
+            "  # The load to serve: requests a second that must meet the SLA. Candidates that\n  \
+             # reach it rank first, fewest GPUs first (`sweeper recommend` asks for any rate).\n  \
+             min_goodput_rps: 10\n",
+        );
+    }
+    if target == Target::Scalar(Objective::CostPerMtok) {
+        t.push_str(
+            "  # Dollars per GPU-hour, or one per GPU: {h200: 3.5, b200: 5.0}.\n  \
+             price_per_gpu_hour: 3.5\n",
+        );
+    }
     if goodput {
         t.push_str(
-            "  # Goodput counts only requests that meet the SLA, so it needs one.\n  \
+            "  # Goodput counts only requests that meet the SLA, so it needs one. The SLA\n  \
+             # drops no candidate: add `strict_sla: true` for that.\n  \
              sla: {ttft_ms: 2000, itl_ms: 50}\n",
         );
     } else {
         t.push_str(
-            "  # An SLA drops candidates that miss it, e.g.:\n  \
-             # sla: {ttft_ms: 2000, itl_ms: 50}\n",
+            "  # An SLA alone drops no candidate: only the goodput targets read it (they count\n  \
+             # the requests that meet it). `strict_sla: true` drops the candidates whose mean\n  \
+             # TTFT, ITL or e2e latency exceeds a bound ({percentile: 90} checks p90), e.g.:\n  \
+             # sla: {ttft_ms: 2000, itl_ms: 50}\n  \
+             # strict_sla: true\n",
         );
     }
     t.push_str(

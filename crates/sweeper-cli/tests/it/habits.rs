@@ -255,6 +255,9 @@ fn init_writes_configs_that_validate_for_every_preset_and_target() {
         "e2e_latency",
         "goodput",
         "goodput_per_gpu",
+        "ttft",
+        "min_gpus",
+        "cost_per_mtok",
     ];
     for (i, target) in targets.iter().enumerate() {
         let model = &models[i % models.len()];

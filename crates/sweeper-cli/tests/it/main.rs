@@ -24,6 +24,7 @@ mod score;
 mod serving_bench;
 mod shards;
 mod slurm;
+mod targets;
 mod terminal;
 mod topology;
 mod transcripts;

@@ -10,6 +10,20 @@ import numpy.typing as npt
 __version__: str
 
 Direction = Literal["max", "min", "maximize", "minimize"]
+Target = Literal[
+    "throughput",
+    "throughput_per_gpu",
+    "throughput_per_user",
+    "e2e_latency",
+    "goodput",
+    "goodput_per_gpu",
+    "ttft",
+    "min_gpus",
+    "cost_per_mtok",
+    "pareto",
+]
+"""A goal's ``target``: ``ttft`` and ``cost_per_mtok`` are minimized (the latter needs
+``price_per_gpu_hour``); ``min_gpus`` needs ``min_goodput_rps`` and an SLA."""
 Matrix = npt.ArrayLike
 PathOrText = Union[str, "os.PathLike[str]"]
 ConfigLike = Union["Config", PathOrText]
@@ -49,7 +63,7 @@ class Config:
     """A validated sweep config, from ``load_config``."""
 
     @property
-    def target(self) -> str: ...
+    def target(self) -> Target: ...
     @property
     def pareto(self) -> bool: ...
     @property
@@ -162,8 +176,10 @@ def merge_fronts(A: Matrix, B: Matrix, directions: Sequence[Direction]) -> npt.N
 def score(config: ConfigLike, reports: Iterable[Mapping[str, Any]]) -> list[Candidate]:
     """Scores ``[{"config": {...}, "report": {...}}, ...]`` as ``sweeper score`` does: the
     feasible candidates ranked (scalar goal) or their Pareto front (pareto goal). Each
-    candidate: ``index``, ``config``, ``used_gpus``, ``score``, ``metrics`` and, for a
-    pareto goal, ``objectives``."""
+    candidate: ``index``, ``config``, ``used_gpus``, ``score``, ``metrics``, for a pareto
+    goal ``objectives``, and for a ``min_gpus`` goal ``satisfying`` (whether its goodput
+    reached ``min_goodput_rps``; those rank first, fewest GPUs first). The goal's price is
+    applied to ``cost_per_mtok``; with ``strict_sla`` the rows over a bound are dropped."""
 
 def run(
     config: ConfigLike,

@@ -425,3 +425,112 @@ proptest! {
         prop_assert_eq!(Scorer::new(&g).candidate(3, c, &r).unwrap(), want);
     }
 }
+
+mod recommending {
+    use super::{config, goal, report};
+    use serde_json::json;
+    use sweeper_score::{Candidate, RecommendOptions, Recommendation, Scorer, recommend};
+
+    fn candidates() -> Vec<Candidate> {
+        let g = goal(r#""target": "throughput""#);
+        let s = Scorer::new(&g);
+        // (gpus, goodput rps, mean ttft, mean itl)
+        [
+            (8.0, 45.0, 900.0, 20.0),
+            (4.0, 41.0, 1500.0, 25.0),
+            (4.0, 44.0, 1200.0, 29.0),
+            (2.0, 30.0, 2500.0, 25.0),
+            (1.0, 12.0, 3000.0, 40.0),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, &(gpus, rps, ttft, itl))| {
+            let r = report(&json!({
+                "goodput_request_throughput_rps": rps, "mean_ttft_ms": ttft, "mean_itl_ms": itl,
+            }));
+            s.candidate(i, config(&json!({"used_gpus": gpus})), &r)
+                .unwrap()
+        })
+        .collect()
+    }
+
+    fn opts(rate_rps: f64, scale_replicas: bool) -> RecommendOptions {
+        RecommendOptions {
+            rate_rps,
+            scale_replicas,
+            runner_ups: 2,
+        }
+    }
+
+    #[test]
+    fn fewest_gpus_then_the_larger_margin() {
+        let Recommendation::Found {
+            best, runner_ups, ..
+        } = recommend(&candidates(), None, opts(40.0, false))
+        else {
+            panic!("40 req/s is served");
+        };
+        // two 4-GPU candidates serve it; the one with more headroom wins
+        assert_eq!((best.candidate.index, best.gpus, best.copies), (2, 4.0, 1));
+        assert!((best.margin - 0.1).abs() < 1e-12, "{}", best.margin);
+        let next: Vec<(usize, f64)> = runner_ups
+            .iter()
+            .map(|p| (p.candidate.index, p.gpus))
+            .collect();
+        assert_eq!(next, [(1, 4.0), (0, 8.0)]);
+    }
+
+    #[test]
+    fn replica_scaling_copies_a_candidate_and_says_how_many() {
+        // 100 req/s: nobody alone; 3 copies of the 2-GPU one (90) fall short, 4 (120) serve
+        // with 8 GPUs; 9 copies of the 1-GPU one (108) too, with 9 GPUs
+        let Recommendation::Found { best, scaled, .. } =
+            recommend(&candidates(), None, opts(100.0, true))
+        else {
+            panic!("served with copies");
+        };
+        assert!(scaled);
+        // (3 copies of a 4-GPU one also serve it, with 12 GPUs)
+        assert_eq!((best.candidate.index, best.copies, best.gpus), (3, 4, 8.0));
+        assert!((best.margin - 0.2).abs() < 1e-12);
+        assert!(matches!(
+            recommend(&candidates(), None, opts(100.0, false)),
+            Recommendation::NoneServes { .. }
+        ));
+    }
+
+    #[test]
+    fn none_serves_names_the_best_goodput_and_the_bound_missed_most() {
+        let sla = sweeper_goal::Sla {
+            ttft_ms: Some(2000.0),
+            itl_ms: Some(30.0),
+            e2e_ms: None,
+        };
+        let Recommendation::NoneServes {
+            best_goodput,
+            failed_bounds,
+            considered,
+            ..
+        } = recommend(&candidates(), Some(&sla), opts(50.0, false))
+        else {
+            panic!("nothing reaches 50 req/s");
+        };
+        assert_eq!(considered, 5);
+        assert_eq!(best_goodput.map(|p| p.candidate.index), Some(0));
+        assert_eq!(
+            failed_bounds,
+            [
+                ("capacity".to_owned(), 3),
+                ("ttft_ms".to_owned(), 2),
+                ("itl_ms".to_owned(), 1)
+            ]
+        );
+        assert!(matches!(
+            recommend(&[], Some(&sla), opts(1.0, true)),
+            Recommendation::NoneServes {
+                best_goodput: None,
+                ..
+            }
+        ));
+    }
+}
