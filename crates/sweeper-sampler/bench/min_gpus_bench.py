@@ -1,0 +1,128 @@
+"""Trials each sampler needs to find the fewest-GPU satisfying configuration of
+`min_gpus.yaml` (the built-in model), over 20 seeds: sweeper's algorithms through
+`sweeper run`, and Optuna's TPE with `constraints_func` over the same 224 points (read
+from an exhaustive grid run, so both see identical numbers).
+
+    python3 crates/sweeper-sampler/bench/min_gpus_bench.py SWEEPER_BINARY [SEEDS]
+
+Optuna is optional (`pip install optuna`); without it its rows are skipped. Prints a
+markdown table.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFIG = os.path.join(HERE, "min_gpus.yaml")
+FLOOR = 11.4
+
+
+def run(binary, algorithm, seed, out, trials):
+    with open(CONFIG) as f:
+        text = f.read()
+    text = text.replace("algorithm: grid", f"algorithm: {algorithm}")
+    text = text.replace("seed: 1", f"seed: {seed}")
+    text = text.replace("parallel_evals: 1", f"parallel_evals: 1\n  max_trials: {trials}")
+    path = os.path.join(out, f"{algorithm}-{seed}.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    subprocess.run(
+        [binary, "-q", "run", path, "--out", os.path.join(out, f"{algorithm}-{seed}")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    with open(os.path.join(out, f"{algorithm}-{seed}", "result.json")) as f:
+        return json.load(f)["trials"]
+
+
+def satisfying(t):
+    return t["status"] == "feasible" and t["metrics"].get(
+        "goodput_request_throughput_rps", 0.0
+    ) >= FLOOR
+
+
+def first_at(trials, best):
+    for k, t in enumerate(trials):
+        if satisfying(t) and t["config"]["used_gpus"] == best:
+            return k + 1
+    return None
+
+
+def optuna_runs(table, best, seeds, cap):
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    tps = sorted({k[0] for k in table})
+    reps = sorted({k[1] for k in table})
+    batches = sorted({k[2] for k in table})
+    out = []
+    for seed in seeds:
+        def objective(trial):
+            key = (
+                trial.suggest_categorical("tp", tps),
+                trial.suggest_int("replicas", min(reps), max(reps)),
+                trial.suggest_categorical("max_batch_size", batches),
+            )
+            gpus, goodput = table[key]
+            trial.set_user_attr("c", [FLOOR - goodput])
+            return gpus
+
+        sampler = optuna.samplers.TPESampler(
+            seed=seed, constraints_func=lambda t: t.user_attrs["c"]
+        )
+        study = optuna.create_study(direction="minimize", sampler=sampler)
+        found = None
+        for n in range(1, cap + 1):
+            study.optimize(objective, n_trials=1)
+            t = study.trials[-1]
+            if t.user_attrs["c"][0] <= 0 and t.value == best:
+                found = n
+                break
+        out.append(found)
+    return out
+
+
+def row(name, counts, cap):
+    got = [c for c in counts if c is not None]
+    missed = len(counts) - len(got)
+    if not got:
+        return f"| {name} | - | - | - | {missed} |"
+    return (
+        f"| {name} | {statistics.median(got):g} | {statistics.mean(got):.1f} | {max(got)} | {missed} |"
+    )
+
+
+def main():
+    binary = sys.argv[1]
+    seeds = range(1, int(sys.argv[2]) + 1 if len(sys.argv) > 2 else 21)
+    with tempfile.TemporaryDirectory() as out:
+        grid = run(binary, "grid", 1, out, 224)
+        table = {
+            (t["config"]["tp"], t["config"]["replicas"], t["config"]["max_batch_size"]): (
+                t["config"]["used_gpus"],
+                t["metrics"].get("goodput_request_throughput_rps", 0.0),
+            )
+            for t in grid
+        }
+        best = min(t["config"]["used_gpus"] for t in grid if satisfying(t))
+        print(f"{len(table)} points; fewest GPUs reaching {FLOOR} req/s: {best}")
+        print()
+        print("| sampler | median trials | mean | worst | not found in 224 |")
+        print("|---|---|---|---|---|")
+        print(row("exhaustive grid (sweeper `grid`)", [first_at(grid, best)], 224))
+        for algorithm in ["default", "random", "quasi_random"]:
+            counts = [first_at(run(binary, algorithm, s, out, 224), best) for s in seeds]
+            print(row(f"sweeper `{algorithm}`", counts, 224), flush=True)
+        try:
+            counts = optuna_runs(table, best, seeds, 224)
+            print(row("Optuna TPE + constraints_func", counts, 224))
+        except ImportError:
+            print("| Optuna TPE + constraints_func | (optuna not installed) | | | |")
+
+
+if __name__ == "__main__":
+    main()
