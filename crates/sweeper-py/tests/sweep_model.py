@@ -43,6 +43,11 @@ def evaluate(candidate):
 
 
 if __name__ == "__main__":
+    import signal
+
+    # Ctrl-C is what the tests send: a process started from a shell's background job
+    # inherits SIGINT ignored, and Python then installs no KeyboardInterrupt for it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import sys
 
     sweeper.run(CONFIG, evaluate, out=sys.argv[1])

@@ -178,7 +178,16 @@ def _outcomes(out):
     return sum(1 for x in lines if x.get("kind") == "outcome")
 
 
-def test_ctrl_c_stops_the_sweep_and_resume_loses_nothing(tmp_path):
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C raises KeyboardInterrupt for the test's length, also where the suite was
+    started with SIGINT ignored (a shell's background job), as an interactive Python has it."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_stops_the_sweep_and_resume_loses_nothing(tmp_path, ctrl_c):
     whole = sweeper.run(CONFIG, evaluate, out=tmp_path / "whole")
     total = len(whole["trials"])
     out, calls = tmp_path / "interrupted", []
