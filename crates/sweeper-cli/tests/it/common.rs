@@ -1,7 +1,7 @@
 //! Helpers shared by the end-to-end tests: run the built binary, locate fixtures.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The result of one run of the `sweeper` binary.
 pub(crate) struct Run {
@@ -27,6 +27,26 @@ where
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// The built `sweeper` binary with `args`, run in `cwd`, without colour or standard input.
+pub(crate) fn sweeper_cmd(args: &[&str], cwd: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sweeper"));
+    cmd.args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Runs [`sweeper_cmd`] to its end.
+pub(crate) fn sweeper_in(args: &[&str], cwd: &Path) -> Output {
+    sweeper_cmd(args, cwd).output().expect("run sweeper")
+}
+
+/// Bytes a process wrote, as text.
+pub(crate) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A file under `tests/fixtures/`.

@@ -2,27 +2,11 @@
 //! sweep aside (never deletes its journal) and says where; Ctrl-C leaves the result of the
 //! trials that finished beside the journal.
 
+use crate::common::{sweeper_cmd, sweeper_in as sweeper, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn sweeper_cmd(args: &[&str], cwd: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sweeper"));
-    cmd.args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null());
-    cmd
-}
-
-fn sweeper(args: &[&str], cwd: &Path) -> Output {
-    sweeper_cmd(args, cwd).output().expect("run sweeper")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// A small built-in sweep (a second or so in a debug build).
 const BUILTIN: &str = "goal: {target: pareto}

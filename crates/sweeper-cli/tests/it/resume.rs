@@ -3,31 +3,15 @@
 //! lines, a full disk, extending a finished sweep, and stopping a sweep whose evaluator
 //! keeps failing.
 
+use crate::common::{sweeper_cmd, sweeper_in as sweeper, text};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/evaluators/counting.py")
-}
-
-fn sweeper_cmd(args: &[&str], cwd: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sweeper"));
-    cmd.args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null());
-    cmd
-}
-
-fn sweeper(args: &[&str], cwd: &Path) -> Output {
-    sweeper_cmd(args, cwd).output().expect("run sweeper")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A pareto sweep with the default algorithm (GP-UCB-PE) and the counting evaluator.

@@ -2,31 +2,15 @@
 //! an empty pool is refused with its reason, and a MoE sweep over both modes with an
 //! external evaluator runs, resumes after kill -9, and plots.
 
+use crate::common::{sweeper_cmd, sweeper_in as sweeper, text};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/evaluators/topology.py")
-}
-
-fn sweeper_cmd(args: &[&str], cwd: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sweeper"));
-    cmd.args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null());
-    cmd
-}
-
-fn sweeper(args: &[&str], cwd: &Path) -> Output {
-    sweeper_cmd(args, cwd).output().expect("run sweeper")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn write_config(dir: &Path, topology: &str, sweep: &str) -> PathBuf {
