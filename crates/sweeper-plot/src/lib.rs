@@ -61,7 +61,9 @@
 
 mod axis;
 mod best;
+mod compare;
 mod context;
+mod error;
 mod frontier;
 mod legend;
 mod parts;
@@ -71,9 +73,15 @@ mod style;
 mod svg;
 
 #[cfg(feature = "png")]
-pub use png::{PngError, png_from_svg};
+pub use png::png_from_svg;
+
+/// The error of [`png_from_svg`]: the crate's one error type, under its former name.
+#[cfg(feature = "png")]
+pub type PngError = PlotError;
 
 pub use best::best_by_trial_svg;
+pub use compare::{Series, compare_svg};
+pub use error::PlotError;
 pub use frontier::frontier_svg;
 
 use axis::compact;

@@ -11,25 +11,7 @@ const BOLD: &[u8] = include_bytes!("../assets/fonts/DejaVuSans-Bold-subset.ttf")
 /// Pixels per SVG unit: twice the size, sharp on high-density screens.
 const SCALE: f32 = 2.0;
 
-/// Why an SVG could not be turned into a PNG.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PngError {
-    /// The SVG did not parse.
-    #[error("the SVG cannot be read: {0}")]
-    Svg(String),
-    /// Its size is zero or too large for a pixmap.
-    #[error("the image size {width}x{height} cannot be rendered")]
-    Size {
-        /// Width in pixels.
-        width: u32,
-        /// Height in pixels.
-        height: u32,
-    },
-    /// PNG encoding failed.
-    #[error("PNG encoding failed: {0}")]
-    Encode(String),
-}
+use crate::PlotError as PngError;
 
 /// The font database: the two embedded faces, also standing in for `sans-serif`.
 fn fonts() -> Arc<resvg::usvg::fontdb::Database> {

@@ -2,6 +2,8 @@
 //! output, or of the numeric columns of a table; SVG, or PNG when the file name ends in
 //! `.png`.
 
+mod compare;
+
 use super::{CliError, CliResult};
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
@@ -35,11 +37,21 @@ objective maps to it (an ITL bound of 50 ms is the line at 20 tok/s/user).
 Axes are logarithmic for a latency and for data spanning more than 100x; --scale
 overrides that for every axis (log, linear) or for one (e2e_latency=linear).
 
+Two or more INPUTs are drawn on one chart to compare them (GPUs, models, deployment
+modes): a front per input, each in its own colour with its own legend entry, named by
+--name (one per input, in their order) or else by the sweep's directory name (a file's
+stem for other inputs); every tooltip starts with that name. The inputs must have the same
+objectives in the same order (pick a table's or score/front output's with -o). The chart
+goes to front-compare.svg in the current directory unless --out names a file; --color-by
+is refused there, as the colour is the input's.
+
 Examples:
   sweeper plot sweeper-out/quickstart                       # writes front.svg there
   sweeper plot sweeper-out/quickstart --out front.png       # PNG, the same everywhere
   sweeper plot sweeper-out/quickstart --label tp,max_batch_size --color-by tp
   sweeper plot sweeper-out/quickstart/journal.jsonl         # a sweep still running
+  sweeper plot sweeper-out/quickstart sweeper-out/quickstart-sla \\
+      --name \"no SLA\" --name \"strict SLA\" --label tp    # two fronts on one chart
   sweeper score --config examples/serving/pareto.yaml \\
       examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv --format json > front.json
   sweeper plot front.json --config examples/serving/pareto.yaml --color-by tp
@@ -50,16 +62,26 @@ Exit status: 0 ok; 1 an input that is not one of the above (the message says wha
 give); 2 usage or I/O error.";
 
 /// Arguments of `sweeper plot`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub(crate) struct Args {
     /// A sweep's output directory, result.json or journal.jsonl; `score --format json` or
-    /// `front --format json` output; or a table with -o.
+    /// `front --format json` output; or a table with -o. Two or more: one chart with a
+    /// front per input, to compare them.
+    #[arg(value_name = "INPUT", required = true, num_args = 1..)]
+    inputs: Vec<PathBuf>,
+    /// The input being read (one of `inputs`).
+    #[arg(skip)]
     input: PathBuf,
     /// Where to write the plot: `.svg`, or `.png` for an image [default: front.svg or
-    /// best.svg beside a sweep's files, INPUT-STEM.svg beside other inputs].
+    /// best.svg beside a sweep's files, INPUT-STEM.svg beside other inputs, and
+    /// front-compare.svg in the current directory for two or more inputs].
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// The name of each input in a comparison's legend and tooltips, in the order of the
+    /// inputs (one per input) [default: each sweep's directory name, or the file's stem].
+    #[arg(long = "name", value_name = "NAME")]
+    names: Vec<String>,
     /// An objective of a table, `NAME:max` or `NAME:min` (`NAME` alone for a goal target
     /// such as `e2e_latency`); repeat once per axis, the last is x. Also picks and orders
     /// the axes of `score` and `front` output.
@@ -96,6 +118,12 @@ pub(crate) fn run(args: &Args) -> CliResult {
         Some(path) => Some(super::load_config(path)?),
         None => None,
     };
+    if args.inputs.len() > 1 || !args.names.is_empty() {
+        return compare::run(args, config.as_ref(), out_kind == Some(OutKind::Png));
+    }
+    let mut args = args.clone();
+    args.input.clone_from(&args.inputs[0]);
+    let args = &args;
     let mut plot = read_input(args, config.as_ref())?;
     if let Some(title) = &args.title {
         plot.chart.title.clone_from(title);

@@ -264,7 +264,13 @@ fn evaluate_examples_run() {
 
 #[test]
 fn plot_examples_run() {
-    run_examples(&["plot"], &[&["run", "examples/quickstart.yaml", "-q"]]);
+    run_examples(
+        &["plot"],
+        &[
+            &["run", "examples/quickstart.yaml", "-q"],
+            &["run", "examples/quickstart-sla.yaml", "-q"],
+        ],
+    );
 }
 
 #[test]

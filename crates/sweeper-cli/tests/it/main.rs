@@ -3,6 +3,7 @@
 mod builtin;
 mod cli_run;
 mod common;
+mod compare;
 mod counts;
 mod evaluator;
 mod evaluator_faults;

@@ -14,7 +14,7 @@ use sweeper_plot::{
 
 /// Checks that every element opened is closed in order (a small XML well-formedness check:
 /// tags balance, attributes are quoted, no stray `<` or `&` in text).
-fn assert_well_formed(svg: &str) {
+pub(crate) fn assert_well_formed(svg: &str) {
     let mut stack: Vec<String> = Vec::new();
     let mut rest = svg;
     while let Some(open) = rest.find('<') {
