@@ -31,6 +31,7 @@ mod config;
 mod convert;
 mod export;
 mod fronts;
+mod schema;
 mod score;
 mod study;
 mod sweep;
@@ -77,5 +78,6 @@ fn _sweeper(m: &Bound<'_, PyModule>) -> PyResult<()> {
     score::register(m)?;
     sweep::register(m)?;
     export::register(m)?;
+    schema::register(m)?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 """load_config / validate: the checks and messages of `sweeper validate`, ConfigError's
 attributes, and the round trips of Config and Space."""
 
+import json
 import pathlib
 
 import pytest
@@ -161,3 +162,12 @@ def test_space_dict_errors_name_the_parameter():
     with pytest.raises(sweeper.ConfigError) as info:
         sweeper.Study({"kv_load_ratio": {"float": [0, 1]}}, [("f", "max")])
     assert info.value.rule == "reserved_parameter"
+
+
+def test_config_schema_is_the_document_sweeper_schema_prints(cli):
+    schema = json.loads(sweeper.config_schema())
+    assert schema["title"] == "sweeper sweep config"
+    assert {"goal", "workload", "search_space", "evaluator", "sweep"} <= set(schema["properties"])
+    code, out, err = cli("schema")
+    assert code == 0, err
+    assert schema == json.loads(out)

@@ -196,6 +196,11 @@ def run(
     sweep (nothing new starts, running calls finish) and raises ``KeyboardInterrupt``;
     ``resume=True`` then goes on from the journal."""
 
+def config_schema() -> str:
+    """The JSON Schema (draft 2020-12) of a sweep config as a JSON string, the document
+    ``sweeper schema`` prints: for editors and for ``jsonschema`` checks. ``load_config``
+    stays the judge of what is valid."""
+
 def export(
     result_or_dir: Union[PathOrText, Mapping[str, Any]],
     trial_ids: Iterable[int],
