@@ -107,6 +107,18 @@ impl MissingKeys {
                 }
             }
             note(&text);
+            // How to do it without editing the reports: derive tok/s/user from TPOT, or read
+            // a key that holds the value under the objective's name.
+            if key == sweeper_score::THROUGHPUT_PER_USER
+                && self.names.iter().any(|n| n == sweeper_tables::input::TPOT)
+            {
+                note("hint: --per-user-from-tpot derives it from mean_tpot_ms");
+            } else if let Some(first) = alike.first() {
+                note(&format!(
+                    "hint: --map {}={key} reads that key as `{key}`",
+                    sweeper_engine::text::quote_arg(first)
+                ));
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ pub(crate) mod missing_keys;
 pub(crate) mod output;
 pub(crate) mod plot;
 pub(crate) mod presets;
+pub(crate) mod read_args;
 pub(crate) mod recommend;
 pub(crate) mod run;
 pub(crate) mod schema;

@@ -32,7 +32,17 @@ REPORTS holds one evaluated candidate per row, in one of three formats (read fro
                mean_output_token_throughput_per_user, mean_e2e_latency_ms,
                goodput_output_throughput_tok_s, gpu_hours, duration_ms, mean_ttft_ms,
                mean_itl_ms) form the report, every other column is config; `#` lines are
-               comments and an empty cell is a missing key.
+               comments and an empty cell is a missing key (mean_tpot_ms is a report key
+               too, for --per-user-from-tpot).
+
+A serving benchmark's own result file is read as it was written (the format is told from its
+keys and said on stderr; --input-format names it): `vllm bench serve --save-result` JSON,
+SGLang `bench_serving --output-file` JSON Lines, genai-perf's profile_export_genai_perf.json.
+Their numbers take sweeper's report keys (output_throughput -> output_throughput_tok_s,
+duration s -> duration_ms, ...), tok/s/user is 1000 / mean TPOT when the file has no per-user
+rate, and the GPU count, which none of them carries, comes from --gpus N|KEY or the result's
+used_gpus (vLLM's --metadata used_gpus=8): gpu_hours = GPUs x duration. --map FROM=TO reads any
+column or key under another name.
 
 A sweep's journal.jsonl or result.json (`sweeper run`'s output directory) is read too: its
 trials that came with a report (feasible ones, and infeasible ones over the sweep's GPU
@@ -74,6 +84,13 @@ Examples (from the repository root; the first two on real serving rows):
   sweeper score --config examples/serving/throughput-per-gpu.yaml \\
       runs/quickstart/result.json --top 5
 
+  # vLLM results as they were saved (`--metadata used_gpus=2` gives the GPU count)
+  sweeper score --config examples/serving/pareto.yaml examples/bench-results/vllm/*.json
+
+  # Your own rows: GPUs from a column, tok/s/user from TPOT, a column renamed
+  sweeper score --config examples/serving/pareto.yaml examples/bench-results/rows.csv \
+      --gpus used_gpus --per-user-from-tpot --map conc=concurrency
+
   # Reduce the shards of an array job: the front of all their rows, as of one file (a shell
   # sorts a glob as text: part-10 comes before part-2)
   sweeper score --config examples/serving/pareto.yaml examples/shards/part-*.csv \\
@@ -104,6 +121,8 @@ pub(crate) struct Args {
     /// Config keys shown as table columns, comma-separated (default: every key).
     #[arg(long, value_name = "KEYS", value_delimiter = ',')]
     show: Vec<String>,
+    #[command(flatten)]
+    read: super::read_args::ReadArgs,
 }
 
 /// What the first pass keeps of the feasible rows: the numbers ranking or the front needs,
@@ -137,7 +156,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let objectives = goal.objectives();
     let budget = cfg.search_space.gpu_budget as f64;
     let rule = cfg.search_space.used_gpus.as_ref();
-    let mut source = read_rows(&args.reports, &cfg)?;
+    let mut source = read_rows(&args.reports, &cfg, &args.read)?;
     let per_gpu: Vec<&str> = objectives
         .iter()
         .filter(|o| matches!(o, Objective::ThroughputPerGpu | Objective::GoodputPerGpu))
@@ -220,6 +239,9 @@ pub(crate) fn run(args: &Args) -> CliResult {
     })?;
     if let Some(e) = score_fault {
         return Err(CliError::invalid(e.to_string()));
+    }
+    if let Source::Reports(table) = &source {
+        super::read_args::note_formats(table.formats());
     }
     for n in notes {
         note(&format!("warning: {n}"));
@@ -394,7 +416,7 @@ impl SilentZeros {
         if self.with_gpus > 0 {
             let _ = write!(
                 text,
-                " ({} of them give used_gpus: gpu_hours = used_gpus × duration_ms / 3,600,000)",
+                " ({} of them give used_gpus: gpu_hours = used_gpus × duration_ms / 3,600,000; --gpus used_gpus derives it)",
                 self.with_gpus
             );
         }
@@ -518,7 +540,11 @@ fn detect_from<R: Read + Seek>(input: &mut R) -> io::Result<Input> {
 
 /// The rows of reports files, or the trials with a report of a sweep's journal (replayed
 /// under `cfg`) or `result.json` (given alone).
-fn read_rows(paths: &[PathBuf], cfg: &SweepConfig) -> Result<Source, CliError> {
+fn read_rows(
+    paths: &[PathBuf],
+    cfg: &SweepConfig,
+    read: &super::read_args::ReadArgs,
+) -> Result<Source, CliError> {
     let mut inputs = Vec::with_capacity(paths.len());
     let mut stdin = false;
     for path in paths {
@@ -528,8 +554,18 @@ fn read_rows(paths: &[PathBuf], cfg: &SweepConfig) -> Result<Source, CliError> {
             ));
         }
         let mut file = open_seekable(path).map_err(|e| input_error(&e))?;
-        let found = detect(&mut file)
-            .map_err(|e| CliError::io(format!("cannot read {}: {e}", path.display())))?;
+        let found = if read.forces_benchmark() {
+            Input::Reports
+        } else {
+            detect(&mut file)
+                .map_err(|e| CliError::io(format!("cannot read {}: {e}", path.display())))?
+        };
+        if !matches!(found, Input::Reports) && read.given() {
+            return Err(CliError::io(format!(
+                "{}: a sweep's journal.jsonl or result.json is scored as it is; --input-format, --map, --gpus and --per-user-from-tpot apply to reports files",
+                path.display()
+            )));
+        }
         if !matches!(found, Input::Reports) && paths.len() > 1 {
             return Err(CliError::io(format!(
                 "{}: a sweep's journal.jsonl or result.json is scored alone; give it as the only input (shards are reports files)",
@@ -559,7 +595,9 @@ fn read_rows(paths: &[PathBuf], cfg: &SweepConfig) -> Result<Source, CliError> {
             }
         }
     }
-    Ok(Source::Reports(ReportTable::new(inputs)))
+    Ok(Source::Reports(
+        ReportTable::new(inputs).with_options(read.options()),
+    ))
 }
 
 /// The trials that came with a report, as rows: feasible ones, and infeasible ones that

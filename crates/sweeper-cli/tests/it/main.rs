@@ -1,5 +1,6 @@
 //! The integration tests of `sweeper-cli`: one binary, one module per area.
 
+mod bench_files;
 mod builtin;
 mod cli_run;
 mod common;

@@ -17,11 +17,16 @@
 //! depth) are refused, not read from one copy. Every check is linear in the input (a
 //! header of a million columns is checked with one hash look-up per column).
 
+mod adjust;
+mod bench;
 mod csv_table;
 mod json;
 mod npy;
 mod reports;
 mod stream;
+
+pub use adjust::{Gpus, ReadOptions, TPOT};
+pub use bench::InputFormat;
 
 pub use npy::{NpyMatrix, encode_npy, parse_npy, read_npy};
 pub use reports::{
@@ -119,6 +124,16 @@ pub enum InputError {
         path: PathBuf,
         /// The fault (its row counted across the inputs, its line in this one).
         error: Box<InputError>,
+    },
+    /// A key to rename (`--map FROM=TO`) that no input has.
+    #[error("map {from}={to}: no input has a column or key `{from}`; the input has: {available}")]
+    UnknownKey {
+        /// The key asked for.
+        from: String,
+        /// The name it was to be read as.
+        to: String,
+        /// The columns and keys present, comma-separated.
+        available: String,
     },
     /// Several inputs read as one table, none of them with a data row.
     #[error("no data rows in any of the {} inputs ({})", paths.len(), list_paths(paths))]

@@ -13,6 +13,8 @@
 //! row at a time, and reads a row again from where it sits in its file
 //! ([`ReportTable::fetch`]), so that a caller holds a few numbers per row, not the rows.
 
+use super::adjust::{MapSeen, ReadOptions, TPOT, derive};
+use super::bench::{Detected, InputFormat, MAX_BENCH_BYTES, bench_row, detect_json, results};
 use super::csv_table::{RecordReader, RecordRef, for_each_text_row};
 use super::json::{RowFaults, for_each_element, for_each_line, line_at};
 use super::stream::head;
@@ -80,6 +82,7 @@ pub struct RowAt {
 #[derive(Debug)]
 pub struct ReportTable<R> {
     shards: Vec<Shard<R>>,
+    options: ReadOptions,
 }
 
 #[derive(Debug)]
@@ -89,6 +92,8 @@ struct Shard<R> {
     first_row: usize,
     rows: usize,
     layout: Layout,
+    /// What the input was read as (known once read).
+    format: InputFormat,
 }
 
 /// What the first reading learnt of an input, to read its rows again.
@@ -106,6 +111,8 @@ enum Layout {
         bom: u64,
     },
     Array,
+    /// A benchmark's file: its few rows, kept (they are read whole).
+    Held(Vec<ReportRow>),
 }
 
 impl ReportTable<File> {
@@ -137,9 +144,23 @@ impl<R: Read + Seek> ReportTable<R> {
                     first_row: 0,
                     rows: 0,
                     layout: Layout::Unread,
+                    format: InputFormat::Reports,
                 })
                 .collect(),
+            options: ReadOptions::default(),
         }
+    }
+
+    /// This table, read as `options` say (format, keys renamed, keys derived).
+    #[must_use]
+    pub fn with_options(mut self, options: ReadOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Each input with the format it was read as, once [`scan`](Self::scan) has read it.
+    pub fn formats(&self) -> impl Iterator<Item = (&Path, InputFormat)> {
+        self.shards.iter().map(|s| (s.path.as_path(), s.format))
     }
 
     /// Rows of every input, once [`scan`](Self::scan) has read them.
@@ -160,12 +181,21 @@ impl<R: Read + Seek> ReportTable<R> {
         let mut notes = Vec::new();
         let mut first_header: Option<(PathBuf, Vec<String>)> = None;
         let mut row = 0;
+        let options = &self.options;
+        let mut seen = MapSeen::new(options);
+        let mut nominal = 0_usize;
         for shard in &mut self.shards {
             shard.first_row = row;
             let read = scan_input(
                 &shard.path,
                 &mut shard.input,
-                row,
+                Scan {
+                    first_row: row,
+                    options,
+                    seen: &mut seen,
+                    nominal: &mut nominal,
+                    format: &mut shard.format,
+                },
                 &mut empty_cells,
                 several.then_some(&mut first_header),
                 &mut visit,
@@ -196,6 +226,15 @@ impl<R: Read + Seek> ReportTable<R> {
             return Err(InputError::NoRows {
                 paths: self.shards.iter().map(|s| s.path.clone()).collect(),
             });
+        }
+        seen.check(options)?;
+        if nominal > 0 {
+            notes.push(format!(
+                "{nominal} row{} no run duration: each is given one nominal hour \
+                 (duration_ms 3600000, gpu_hours = its GPU count), so that avg_gpu is its GPU \
+                 count exactly; that duration_ms is not the run's",
+                if nominal == 1 { " has" } else { "s have" }
+            ));
         }
         notes.extend(empty_cells.into_iter().map(|(column, n)| {
             format!(
@@ -230,7 +269,8 @@ impl<R: Read + Seek> ReportTable<R> {
             let h = head(&path, &mut shard.input)?;
             for_each_element(&path, h.reader, shard.first_row, |place, value| {
                 if mine.contains(&place.row) {
-                    held.insert(place.row, json_report(&path, place, value)?);
+                    let (row, _) = json_report(&path, place, value, &self.options, None)?;
+                    held.insert(place.row, row);
                 }
                 Ok(())
             })?;
@@ -244,11 +284,13 @@ impl<R: Read + Seek> ReportTable<R> {
         })
     }
 
-    fn shard_of(&mut self, index: usize) -> Option<&mut Shard<R>> {
+    /// The input row `index` is in, and the options the table is read with.
+    fn shard_of(&mut self, index: usize) -> (Option<&mut Shard<R>>, &ReadOptions) {
         let k = self
             .shards
             .partition_point(|s| s.first_row + s.rows <= index);
-        self.shards.get_mut(k).filter(|s| index >= s.first_row)
+        let shard = self.shards.get_mut(k).filter(|s| index >= s.first_row);
+        (shard, &self.options)
     }
 }
 
@@ -272,9 +314,16 @@ impl<R: Read + Seek> Fetch<'_, R> {
             path: path.to_owned(),
             detail: format!("row {} is not in the table read", at.index),
         };
-        let Some(shard) = self.table.shard_of(at.index) else {
+        let (shard, options) = self.table.shard_of(at.index);
+        let Some(shard) = shard else {
             return Err(gone(Path::new("the table")));
         };
+        if let Layout::Held(rows) = &shard.layout {
+            return rows
+                .get(at.index - shard.first_row)
+                .cloned()
+                .ok_or_else(|| gone(&shard.path));
+        }
         let (bom, csv) = match &shard.layout {
             Layout::Csv {
                 bom,
@@ -307,9 +356,10 @@ impl<R: Read + Seek> Fetch<'_, R> {
         };
         match (csv, &mut self.csv) {
             (Some((header, metric)), Some(again)) => {
-                csv_row(place, header, metric, again.read(path)?, None)
+                csv_row(place, header, metric, again.read(path)?, None, options).map(|(row, _)| row)
             }
-            _ => json_report(path, place, line_at(path, &self.bytes)?),
+            _ => json_report(path, place, line_at(path, &self.bytes)?, options, None)
+                .map(|(row, _)| row),
         }
     }
 }
@@ -333,20 +383,104 @@ fn rewind<R: Seek>(path: &Path, input: &mut R) -> Result<(), InputError> {
         })
 }
 
-/// Reads one input of a table (its rows numbered from `first_row`); returns what is needed
-/// to read its rows again and how many it has. `first_header` is the first CSV header of
-/// a table of several inputs, which every later CSV input must match.
+/// What the reading of one input shares with the table's.
+struct Scan<'a> {
+    /// The index of the input's first row in the table.
+    first_row: usize,
+    options: &'a ReadOptions,
+    /// The `--map` sources seen so far.
+    seen: &'a mut MapSeen,
+    /// Rows given the nominal hour so far.
+    nominal: &'a mut usize,
+    /// Set to what the input is read as.
+    format: &'a mut InputFormat,
+}
+
+/// What the input is read as: the format asked for, else the one its content shows (a
+/// JSON object whose keys only one benchmark writes).
+fn format_of<R: Read + Seek>(
+    path: &Path,
+    input: &mut R,
+    sniffed: TableFormat,
+    forced: Option<InputFormat>,
+) -> Result<InputFormat, InputError> {
+    if let Some(format) = forced {
+        if format != InputFormat::Reports && sniffed != TableFormat::JsonLines {
+            return Err(InputError::Format {
+                path: path.to_owned(),
+                detail: format!(
+                    "--input-format {} reads the JSON that {} writes; this input is not a JSON \
+                     object",
+                    format.name(),
+                    format.writer()
+                ),
+            });
+        }
+        return Ok(format);
+    }
+    if sniffed != TableFormat::JsonLines {
+        return Ok(InputFormat::Reports);
+    }
+    rewind(path, input)?;
+    let found = detect_json(&mut *input).map_err(|source| InputError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    match found {
+        Some(Detected::Bench(format)) => Ok(format),
+        Some(Detected::Ambiguous) => Err(InputError::Format {
+            path: path.to_owned(),
+            detail: "a benchmark result without the keys that tell vLLM's from SGLang's; give \
+                     --input-format vllm or --input-format sglang"
+                .to_owned(),
+        }),
+        Some(Detected::Reports) | None => Ok(InputFormat::Reports),
+    }
+}
+
+/// Reads one input of a table (its rows numbered from `scan.first_row`); returns what is
+/// needed to read its rows again and how many it has. `first_header` is the first CSV
+/// header of a table of several inputs, which every later CSV input must match.
 fn scan_input<R: Read + Seek>(
     path: &Path,
     input: &mut R,
-    first_row: usize,
+    scan: Scan<'_>,
     empty: &mut BTreeMap<String, usize>,
     first_header: Option<&mut Option<(PathBuf, Vec<String>)>>,
     visit: &mut dyn FnMut(ReportRow, RowAt),
 ) -> Result<(Layout, usize), InputError> {
+    let Scan {
+        first_row,
+        options,
+        seen,
+        nominal,
+        format,
+    } = scan;
+    rewind(path, input)?;
+    let sniffed = head(path, &mut *input)?.format;
+    *format = format_of(path, input, sniffed, options.format)?;
     rewind(path, input)?;
     let h = head(path, input)?;
     let bom = h.bom;
+    if *format != InputFormat::Reports {
+        let rows = bench_rows(path, h.reader, *format, first_row, options, seen, nominal)?;
+        for (k, row) in rows.iter().enumerate() {
+            let at = RowAt {
+                index: first_row + k,
+                offset: 0,
+                len: 0,
+            };
+            visit(row.clone(), at);
+        }
+        let n = rows.len();
+        return Ok((Layout::Held(rows), n));
+    }
+    let mut note_row = |row: ReportRow, derived: super::adjust::Derived, at: RowAt| {
+        if derived.nominal_hour {
+            *nominal += 1;
+        }
+        visit(row, at);
+    };
     match h.format {
         TableFormat::Csv => {
             let mut rows = 0;
@@ -356,29 +490,63 @@ fn scan_input<R: Read + Seek>(
                     Some(slot) => *slot = Some((path.to_owned(), header.to_vec())),
                     None => {}
                 }
-                Ok(header
+                seen.names(header.iter());
+                for (k, (from, _)) in options.map.iter().enumerate() {
+                    if header.contains(from) {
+                        seen.hit(k);
+                    }
+                }
+                let renamed: Vec<String> = header
                     .iter()
-                    .map(|h| KNOWN_METRICS.contains(&h.as_str()))
-                    .collect::<Vec<bool>>())
+                    .map(|h| options.mapped(h).to_owned())
+                    .collect();
+                if let Some(twice) = renamed
+                    .iter()
+                    .enumerate()
+                    .find(|(k, n)| renamed[..*k].contains(n))
+                    .map(|(_, n)| n)
+                {
+                    return Err(InputError::Format {
+                        path: path.to_owned(),
+                        detail: format!(
+                            "after --map the header names {} twice; map onto a name the \
+                             header does not have",
+                            crate::text::quote(twice)
+                        ),
+                    });
+                }
+                let metric = renamed.iter().map(|h| is_report_column(h)).collect();
+                Ok((renamed, metric))
             };
-            let each = |metric: &Vec<bool>, header: &[String], row, text: RecordRef<'_>| {
-                let place = Place {
-                    line: text.line,
-                    row,
+            let each =
+                |state: &(Vec<String>, Vec<bool>), _: &[String], row, text: RecordRef<'_>| {
+                    let (header, metric) = state;
+                    let place = Place {
+                        line: text.line,
+                        row,
+                    };
+                    let (report, derived) = csv_row(
+                        place,
+                        header,
+                        metric,
+                        text.cells,
+                        Some(&mut *empty),
+                        options,
+                    )?;
+                    rows += 1;
+                    note_row(
+                        report,
+                        derived,
+                        RowAt {
+                            index: row,
+                            offset: text.offset,
+                            len: text.len,
+                        },
+                    );
+                    Ok(())
                 };
-                let report = csv_row(place, header, metric, text.cells, Some(&mut *empty))?;
-                rows += 1;
-                visit(
-                    report,
-                    RowAt {
-                        index: row,
-                        offset: text.offset,
-                        len: text.len,
-                    },
-                );
-                Ok(())
-            };
-            let (header, metric) = for_each_text_row(path, h.reader, first_row, on_header, each)?;
+            let (_, (header, metric)) =
+                for_each_text_row(path, h.reader, first_row, on_header, each)?;
             Ok((
                 Layout::Csv {
                     bom,
@@ -395,8 +563,10 @@ fn scan_input<R: Read + Seek>(
                 first_row,
                 RowFaults::InLineOrder,
                 |place, value, span| {
-                    visit(
-                        json_report(path, place, value)?,
+                    let (row, derived) = json_report(path, place, value, options, Some(seen))?;
+                    note_row(
+                        row,
+                        derived,
                         RowAt {
                             index: place.row,
                             offset: span.offset,
@@ -410,8 +580,10 @@ fn scan_input<R: Read + Seek>(
         }
         TableFormat::JsonArray => {
             let rows = for_each_element(path, h.reader, first_row, |place, value| {
-                visit(
-                    json_report(path, place, value)?,
+                let (row, derived) = json_report(path, place, value, options, Some(seen))?;
+                note_row(
+                    row,
+                    derived,
                     RowAt {
                         index: place.row,
                         offset: 0,
@@ -429,6 +601,67 @@ fn scan_input<R: Read + Seek>(
                 .to_owned(),
         }),
     }
+}
+
+/// Whether a CSV column (as renamed) is part of the report: a metric the scorer knows, or
+/// the TPOT that tok/s/user is derived from.
+fn is_report_column(name: &str) -> bool {
+    KNOWN_METRICS.contains(&name) || name == TPOT
+}
+
+/// The rows of a benchmark's file (read whole; see [`super::bench`]).
+fn bench_rows<R: Read>(
+    path: &Path,
+    reader: R,
+    format: InputFormat,
+    first_row: usize,
+    options: &ReadOptions,
+    seen: &mut MapSeen,
+    nominal: &mut usize,
+) -> Result<Vec<ReportRow>, InputError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_BENCH_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| InputError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_BENCH_BYTES {
+        return Err(InputError::Format {
+            path: path.to_owned(),
+            detail: format!(
+                "a {} file over {} MiB; split it (one result per file or line)",
+                format.writer(),
+                MAX_BENCH_BYTES >> 20
+            ),
+        });
+    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| super::stream::not_utf8(path, &super::stream::utf8_detail(&e, 0)))?;
+    let mut rows = Vec::new();
+    for (mut place, mut value) in results(path, text)? {
+        place.row += first_row;
+        let shape = |detail: String| InputError::Format {
+            path: path.to_owned(),
+            detail: format!("{place}: {detail}"),
+        };
+        if let Value::Object(object) = &mut value {
+            options.rename(object, seen).map_err(shape)?;
+        }
+        let (mut config, report) = bench_row(format, &value).map_err(shape)?;
+        let report = Report::from_json(place.row, &Value::Object(report.into_iter().collect()))
+            .map_err(|e| at(place, e))?;
+        let mut metrics: BTreeMap<String, f64> =
+            report.iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        let derived = derive(place, options, true, &mut config, &mut metrics)?;
+        if derived.nominal_hour {
+            *nominal += 1;
+        }
+        let report = Report::from_map(place.row, metrics).map_err(|e| at(place, e))?;
+        rows.push(checked_row(place, config, report)?);
+    }
+    Ok(rows)
 }
 
 /// Checks that a CSV input of a table has the columns of the table's first CSV input.
@@ -546,7 +779,15 @@ fn checked_row(
     })
 }
 
-fn json_report(path: &Path, place: Place, value: Value) -> Result<ReportRow, InputError> {
+/// One `{"config": ..., "report": ...}` row, its keys renamed and derived as `options`
+/// say; `seen` notes the `--map` sources it has (first reading).
+fn json_report(
+    path: &Path,
+    place: Place,
+    value: Value,
+    options: &ReadOptions,
+    seen: Option<&mut MapSeen>,
+) -> Result<(ReportRow, super::adjust::Derived), InputError> {
     let shape = |detail: &str| InputError::Format {
         path: path.to_owned(),
         detail: format!("{place}: {detail}"),
@@ -558,23 +799,48 @@ fn json_report(path: &Path, place: Place, value: Value) -> Result<ReportRow, Inp
     };
     if let Some(key) = object.keys().find(|k| *k != "config" && *k != "report") {
         return Err(shape(&format!(
-            "unknown key `{key}`; a row has only `config` and `report`"
+            "unknown key `{key}`; a row has only `config` and `report` (a benchmark's own \
+             result file is read with --input-format vllm, sglang or genai-perf)"
         )));
     }
-    let config = match object.remove("config") {
+    let mut config = match object.remove("config") {
         None => Map::new(),
         Some(Value::Object(m)) => m,
         Some(_) => return Err(shape("`config` must be an object")),
     };
-    let report_value = object
+    let mut report_value = object
         .remove("report")
         .ok_or_else(|| shape("missing `report`"))?;
+    let mut scratch = MapSeen::default();
+    let seen = seen.unwrap_or(&mut scratch);
+    options.rename(&mut config, seen).map_err(|e| shape(&e))?;
+    if let Value::Object(report) = &mut report_value {
+        options.rename(report, seen).map_err(|e| shape(&e))?;
+    }
     let report = Report::from_json(place.row, &report_value).map_err(|e| at(place, e))?;
-    checked_row(place, config, report)
+    finish_row(place, config, report, options)
+}
+
+/// A row read, with the keys `options` derive: checked and ready.
+fn finish_row(
+    place: Place,
+    mut config: Map<String, Value>,
+    report: Report,
+    options: &ReadOptions,
+) -> Result<(ReportRow, super::adjust::Derived), InputError> {
+    let mut metrics: BTreeMap<String, f64> =
+        report.iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    let derived = derive(place, options, false, &mut config, &mut metrics)?;
+    let report = if derived == super::adjust::Derived::default() && metrics.len() == report.len() {
+        report
+    } else {
+        Report::from_map(place.row, metrics).map_err(|e| at(place, e))?
+    };
+    Ok((checked_row(place, config, report)?, derived))
 }
 
 /// A config cell as a typed JSON value (`None` for an empty cell).
-fn config_value(cell: &str) -> Option<Value> {
+pub(super) fn config_value(cell: &str) -> Option<Value> {
     let t = cell.trim();
     if t.is_empty() {
         return None;
@@ -603,7 +869,8 @@ fn csv_row(
     is_metric: &[bool],
     cells: &csv::StringRecord,
     mut empty: Option<&mut BTreeMap<String, usize>>,
-) -> Result<ReportRow, InputError> {
+    options: &ReadOptions,
+) -> Result<(ReportRow, super::adjust::Derived), InputError> {
     let mut config = Map::new();
     let mut metrics = BTreeMap::new();
     for ((name, cell), &metric) in headers.iter().zip(cells).zip(is_metric) {
@@ -624,8 +891,9 @@ fn csv_row(
             config.insert(name.clone(), v);
         }
     }
+    let derived = derive(place, options, false, &mut config, &mut metrics)?;
     let report = Report::from_map(place.row, metrics).map_err(|e| at(place, e))?;
-    checked_row(place, config, report)
+    Ok((checked_row(place, config, report)?, derived))
 }
 
 #[cfg(test)]
