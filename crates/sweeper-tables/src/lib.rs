@@ -5,7 +5,8 @@
 //!
 //! - [`input`]: streaming readers of report tables (CSV, JSON Lines, JSON arrays, `.npy`),
 //!   which hold no more than a row at a time where the command allows it and say the row and
-//!   column of every fault;
+//!   column of every fault; and readers of serving benchmarks' own result files (`vllm bench
+//!   serve`, SGLang `bench_serving`, genai-perf), told apart by their keys;
 //! - [`output`]: a run's result files (`result.json`, `result.csv`, `trials.csv`, the plot),
 //!   each written to a temporary name and renamed;
 //! - [`csv_out`]: the one CSV writer (the `csv` crate's quoting, cells neutralised against

@@ -42,6 +42,10 @@ Examples (from the repository root, on the files that ship in examples/):
   # The hypervolume dominated by the rows, against the reference point (0, 0, 10000)
   sweeper front examples/front/points.npy -o 0:max -o 1:max -o 2:min --hypervolume 0,0,10000
 
+  # A column under another name (-o names it as renamed)
+  sweeper front examples/bench-results/rows.csv --map mean_tpot_ms=tpot_ms \\
+      -o output_throughput_tok_s:max -o tpot_ms:min
+
   # Reduce the shards of an array job (from the repository root): the front of all their
   # rows, as of one file (a shell sorts a glob as text: part-10 comes before part-2)
   sweeper front examples/shards/part-*.csv -o output_throughput_tok_s:max \\
@@ -90,6 +94,8 @@ pub(crate) struct Args {
     /// rank 0 is removed, ...) instead of the front, in input order.
     #[arg(long)]
     ranks: bool,
+    #[command(flatten)]
+    map: super::read_args::MapArgs,
 }
 
 /// One `--objective NAME:max|min`.
@@ -277,9 +283,12 @@ pub(crate) fn run(args: &Args) -> CliResult {
         .map(|r| parse_reference(r, d))
         .transpose()?;
 
+    let read = args.map.columns(&columns)?;
     let t_load = Instant::now();
-    let (table, notes) =
-        read_numeric_tables(&args.inputs, &columns).map_err(|e| input_error(&e))?;
+    let (mut table, notes) =
+        read_numeric_tables(&args.inputs, &read).map_err(|e| input_error(&e))?;
+    // shown under the names the objectives give them
+    table.columns.clone_from(&columns);
     let load_ms = millis(t_load);
     for n in notes {
         note(&format!("warning: {n}"));

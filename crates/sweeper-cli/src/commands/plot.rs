@@ -16,7 +16,7 @@ use sweeper_plot::{
     sla_bounds,
 };
 use sweeper_score::Candidate;
-use sweeper_tables::input::{read_bytes, read_numeric_columns, read_reports};
+use sweeper_tables::input::{read_bytes, read_numeric_columns};
 use sweeper_tables::{ResultFile, chart_of, subtitle};
 
 const AFTER_HELP: &str = "\
@@ -96,6 +96,8 @@ pub(crate) struct Args {
     title: Option<String>,
     #[command(flatten)]
     style: super::style::StyleArgs,
+    #[command(flatten)]
+    map: super::read_args::MapArgs,
 }
 
 /// What the input turned out to be, and how to draw it.
@@ -562,12 +564,27 @@ fn front_output_plot(
     })
 }
 
+/// The rows of a reports table (CSV, JSON), keys renamed as `--map` says; `None` when the
+/// input is not one (a `.npy` matrix).
+fn read_rows(
+    input: &std::path::Path,
+    options: sweeper_tables::input::ReadOptions,
+) -> Option<Vec<sweeper_tables::input::ReportRow>> {
+    let mut table = sweeper_tables::input::ReportTable::open(&[input.to_owned()])
+        .ok()?
+        .with_options(options);
+    let mut rows = Vec::new();
+    table.scan(|row, _| rows.push(row)).ok()?;
+    Some(rows)
+}
+
 /// A table with -o columns: every row, the front computed here.
 fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result<Plot, CliError> {
     let objectives = parse_axes(&args.objectives)?;
     let columns: Vec<String> = objectives.iter().map(|o| o.name.clone()).collect();
+    let read = args.map.columns(&columns)?;
     let table =
-        read_numeric_columns(&args.input, &columns).map_err(|e| super::output::input_error(&e))?;
+        read_numeric_columns(&args.input, &read).map_err(|e| super::output::input_error(&e))?;
     let d = columns.len();
     let directions: Vec<Direction> = objectives
         .iter()
@@ -582,7 +599,7 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
     let front = sweeper_score::front::nondominated(&table.data, d, &directions)
         .map_err(|e| CliError::invalid(e.to_string()))?;
     // the other columns, for tooltips, labels and colours (CSV and JSON; not .npy)
-    let rows = read_reports(&args.input).ok();
+    let rows = read_rows(&args.input, args.map.options());
     let mut chart = Chart::new(default_title(&args.input), objectives);
     "row".clone_into(&mut chart.id_label);
     let mut on_front = vec![false; table.rows];

@@ -88,7 +88,7 @@ Examples (from the repository root; the first two on real serving rows):
   sweeper score --config examples/serving/pareto.yaml examples/bench-results/vllm/*.json
 
   # Your own rows: GPUs from a column, tok/s/user from TPOT, a column renamed
-  sweeper score --config examples/serving/pareto.yaml examples/bench-results/rows.csv \
+  sweeper score --config examples/serving/pareto.yaml examples/bench-results/rows.csv \\
       --gpus used_gpus --per-user-from-tpot --map conc=concurrency
 
   # Reduce the shards of an array job: the front of all their rows, as of one file (a shell

@@ -369,3 +369,85 @@ fn formats_that_cannot_be_told_or_do_not_fit_are_refused() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("positive"), "{}", run.stderr);
 }
+
+#[test]
+fn front_reads_a_column_under_the_name_map_gives_it() {
+    let (_d, rows) = temp_file("rows.csv", ROWS);
+    let run = sweeper([
+        "front",
+        rows.to_str().unwrap(),
+        "--map",
+        "mean_tpot_ms=tpot_ms",
+        "-o",
+        "output_throughput_tok_s:max",
+        "-o",
+        "tpot_ms:min",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // row 2 (1200 tok/s at 8 ms) dominates row 0 (900 at 20); 1 (1500 at 25) trades off
+    assert_eq!(
+        run.stdout,
+        "\
+index  output_throughput_tok_s  tpot_ms
+    2                   1200.0      8.0
+    1                   1500.0     25.0
+"
+    );
+    // the column's own name no longer exists once renamed; an unused map is refused
+    for (map, want) in [
+        ("conc=t", "no -o objective names `t`"),
+        ("output_throughput_tok_s=x", "name it `x` in -o"),
+    ] {
+        let run = sweeper([
+            "front",
+            rows.to_str().unwrap(),
+            "--map",
+            map,
+            "-o",
+            "output_throughput_tok_s:max",
+            "-o",
+            "mean_tpot_ms:min",
+        ]);
+        assert_eq!(run.code, 2, "{map}");
+        assert!(run.stderr.contains(want), "{map}: {}", run.stderr);
+    }
+    // a FROM the input lacks: the reader names the columns there are
+    let run = sweeper([
+        "front",
+        rows.to_str().unwrap(),
+        "--map",
+        "tpot=tpot_ms",
+        "-o",
+        "output_throughput_tok_s:max",
+        "-o",
+        "tpot_ms:min",
+    ]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("column `tpot` not found; the input has: tp, conc, used_gpus"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn plot_reads_a_column_under_the_name_map_gives_it() {
+    let (dir, rows) = temp_file("rows.csv", ROWS);
+    let out = dir.path().join("rows.svg");
+    let run = sweeper([
+        "plot",
+        rows.to_str().unwrap(),
+        "--map",
+        "mean_tpot_ms=tpot_ms",
+        "-o",
+        "output_throughput_tok_s:max",
+        "-o",
+        "tpot_ms:min",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.contains("tpot_ms"), "the axis is named as renamed");
+}
