@@ -3,11 +3,11 @@
 
 Install (a separate venv; the table's data is aiconfigurator's, so it is not committed)::
 
-    python3 -m venv /work/venv-aic && /work/venv-aic/bin/pip install aiconfigurator==0.12.0
+    python3 -m venv .venv-aic && .venv-aic/bin/pip install aiconfigurator==0.12.0
 
 Usage::
 
-    /work/venv-aic/bin/python benches/peers/aic_space.py --model meta-llama/Meta-Llama-3.1-70B \\
+    .venv-aic/bin/python benches/peers/aic_space.py --model meta-llama/Meta-Llama-3.1-70B \\
         --system h100_sxm --backends trtllm,vllm,sglang --out target/aic/NAME.json
 
 Every point of ``tp x replicas x batch x load`` (x ``backend`` when ``--backends`` lists

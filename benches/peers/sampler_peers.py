@@ -61,14 +61,14 @@ Hypervolume space: each metric over the feasible rows, turned to minimization an
 hypervolume is that of all feasible rows. A suggested point with no row is infeasible (the
 loader says on stderr how many points of the space have no row).
 
-Installed and measured with (venv /work/venv-peers, Python 3.11.7; torch from the default
+Installed and measured with (venv .venv-peers, Python 3.11.7; torch from the default
 index, whose Linux wheel pulls the CUDA libraries but runs on the CPU; the CPU-only index was
 not reachable here): optuna 5.0.0, scipy 1.17.1, numpy 2.4.6, torch 2.15.0, botorch 0.18.1,
 gpytorch 1.15.2.
 
-    python3 -m venv /work/venv-peers
-    /work/venv-peers/bin/pip install optuna scipy torch botorch
-    OMP_NUM_THREADS=1 /work/venv-peers/bin/python benches/peers/sampler_peers.py \\
+    python3 -m venv .venv-peers
+    .venv-peers/bin/pip install optuna scipy torch botorch
+    OMP_NUM_THREADS=1 .venv-peers/bin/python benches/peers/sampler_peers.py \\
         --seeds 5 --trials 30,50,150 --batch 1,8 --algorithm optuna_tpe,optuna_random
 """
 

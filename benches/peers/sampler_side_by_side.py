@@ -12,7 +12,7 @@ of each column when they differ.
 
 `--table` is forwarded to the Rust side too (its bench-sampler must know that flag).
 
-    OMP_NUM_THREADS=1 nice -n 10 /work/venv-peers/bin/python benches/peers/sampler_side_by_side.py \\
+    OMP_NUM_THREADS=1 nice -n 10 .venv-peers/bin/python benches/peers/sampler_side_by_side.py \\
         --seeds 5 --slow-seeds 1 --trials 30,50,150 --batch 1,8 --out bench-out/all.jsonl
 """
 

@@ -275,8 +275,13 @@ def make_evaluate(opts):
             "mean_output_token_throughput_per_user": 1000.0 / tpot if tpot > 0 else 0.0,
             "mean_ttft_ms": ttft_q,
             "mean_tpot_ms": tpot,
+            # aiconfigurator's TPOT is its steady-state inter-token latency: one decode step
+            "mean_itl_ms": tpot,
             "mean_e2e_latency_ms": e2e_q,
             "goodput_output_throughput_tok_s": tok_s if (sla and meets) else 0.0,
+            # a steady-state estimate: every request meets the SLA or none does, so goodput
+            # in requests a second (what `min_gpus` and `recommend` read) is all or nothing
+            "goodput_request_throughput_rps": seq_s if (sla and meets) else 0.0,
             "used_gpus": used_gpus,
             "duration_ms": duration_ms,
             "gpu_hours": used_gpus * duration_ms / 3_600_000.0,
@@ -293,6 +298,7 @@ def make_evaluate(opts):
             report["kv_load_ratio"] = load.kv_load_ratio
         if not sla:
             del report["goodput_output_throughput_tok_s"]
+            del report["goodput_request_throughput_rps"]
         return report
 
     return evaluate

@@ -55,11 +55,13 @@ SPEC_KEYS = (
     "mean_output_token_throughput_per_user",
     "mean_e2e_latency_ms",
     "goodput_output_throughput_tok_s",
+    "goodput_request_throughput_rps",
     "gpu_hours",
     "duration_ms",
     "used_gpus",
     "mean_ttft_ms",
     "mean_tpot_ms",
+    "mean_itl_ms",
     "concurrency",
     "kv_capacity_tokens",
 )

@@ -399,6 +399,24 @@ class AiconfiguratorTopologyKeys(unittest.TestCase):
         self.assertEqual(report["output_throughput_tok_s"], 3200.0)
         self.assertGreater(report["queue_wait_ms"], 0.0)
 
+    def test_the_keys_min_gpus_and_strict_sla_read_are_reported(self):
+        # the stand-in: TTFT 40 ms, TPOT 10 ms, 20 requests a second at 20 in flight
+        params = dict(self.DISAGG)
+        met = self.evaluate(
+            candidate(parameters=params, used_gpus=11, concurrency=20, sla={"ttft_ms": 100, "itl_ms": 20})
+        )
+        self.assertEqual(met["mean_itl_ms"], 10.0)
+        self.assertEqual(met["mean_ttft_ms"], 40.0)
+        self.assertEqual(met["request_throughput_rps"], 20.0)
+        self.assertEqual(met["goodput_request_throughput_rps"], 20.0)
+        missed = self.evaluate(
+            candidate(parameters=params, used_gpus=11, concurrency=20, sla={"itl_ms": 5})
+        )
+        self.assertEqual(missed["goodput_request_throughput_rps"], 0.0)
+        self.assertEqual(missed["goodput_output_throughput_tok_s"], 0.0)
+        no_sla = self.evaluate(candidate(parameters=params, used_gpus=11, concurrency=20))
+        self.assertNotIn("goodput_request_throughput_rps", no_sla)
+
     def test_a_key_of_the_other_branch_is_refused(self):
         with self.assertRaises(se.Failed) as caught:
             self.evaluate(candidate(parameters=dict(self.DISAGG, tp=2), used_gpus=11))

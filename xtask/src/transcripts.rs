@@ -300,6 +300,7 @@ pub(crate) fn run_block(
             ));
         }
     }
+    let venv = block.venv.then(|| adapters_venv(root));
     let mut body = Vec::new();
     let shown = block.run.is_empty();
     for (n, cmd) in commands(block).iter().enumerate() {
@@ -317,18 +318,17 @@ pub(crate) fn run_block(
         }
         let (code, stdout, stderr, secs) = shell(&runnable(cmd), block.stderr_prefix.is_none())?;
         let kept = |l: &&str| !block.drop.iter().any(|d| l.contains(d.as_str()));
-        body.extend(
-            stdout
-                .lines()
-                .filter(kept)
-                .map(|l| l.trim_end().to_string()),
-        );
+        let shown_line = |l: &str| match &venv {
+            Some(venv) => venv_as_installed(l.trim_end(), venv),
+            None => l.trim_end().to_string(),
+        };
+        body.extend(stdout.lines().filter(kept).map(shown_line));
         if let Some(prefix) = &block.stderr_prefix {
             body.extend(
                 stderr
                     .lines()
                     .filter(kept)
-                    .map(|l| format!("{prefix}{}", l.trim_end())),
+                    .map(|l| format!("{prefix}{}", shown_line(l))),
             );
         }
         if block.status {
@@ -344,6 +344,21 @@ pub(crate) fn run_block(
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(body)
+}
+
+/// A line with the adapters' venv written as the README installs it (`.venv-adapters`, at
+/// the repository root), whichever venv ran the block: a transcript never shows one
+/// machine's absolute path (a tool that prints where it loads files from would).
+pub(crate) fn venv_as_installed(line: &str, venv: &Path) -> String {
+    let mut out = line.to_string();
+    let canonical = venv.canonicalize().ok();
+    for path in std::iter::once(venv).chain(canonical.as_deref()) {
+        let text = path.display().to_string();
+        if !text.is_empty() && text != "/" {
+            out = out.replace(text.trim_end_matches('/'), ".venv-adapters");
+        }
+    }
+    out
 }
 
 /// Whether `word` (the text just before a number) ends a JSON key whose value is a
@@ -524,4 +539,31 @@ pub(crate) fn refresh(
         new_text.push('\n');
     }
     Ok((new_text, outcomes))
+}
+
+#[cfg(test)]
+mod venv_tests {
+    use super::venv_as_installed;
+    use std::path::Path;
+
+    #[test]
+    fn the_adapters_venv_is_shown_where_the_readme_installs_it() {
+        let venv = Path::new("/opt/somewhere/venv-x");
+        assert_eq!(
+            venv_as_installed(
+                "stderr: Loading rows from /opt/somewhere/venv-x/lib/python3.11/site-packages/a.parquet.",
+                venv
+            ),
+            "stderr: Loading rows from .venv-adapters/lib/python3.11/site-packages/a.parquet."
+        );
+        assert_eq!(venv_as_installed("no path here", venv), "no path here");
+        // a trailing slash in the variable changes nothing
+        assert_eq!(
+            venv_as_installed(
+                "/opt/somewhere/venv-x/bin/python3",
+                Path::new("/opt/somewhere/venv-x/")
+            ),
+            ".venv-adapters/bin/python3"
+        );
+    }
 }
