@@ -9,7 +9,8 @@
 //! - `transcripts [--check]`: re-runs the READMEs' marked transcripts with the release
 //!   `sweeper` and rewrites their output (`--check`: exit 1 with a diff on drift).
 //! - `model-check`: the built-in serving model against aiconfigurator's estimates and
-//!   measured runs (`crates/sweeper-model/calibration/`), the comparison table.
+//!   measured runs (`crates/sweeper-model/calibration/`), the comparison table (`--check`:
+//!   exit 1 when the checked split falls below its floors; CI runs it).
 
 use anyhow::Context;
 use std::path::Path;
@@ -44,7 +45,7 @@ fn ci() -> anyhow::Result<()> {
     run(cmd)
 }
 
-const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check] | model-check [--split S] [--points FILE]>";
+const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check] | model-check [--split S] [--points FILE] [--table FILE] [--check]>";
 
 /// The man pages (`clap_mangen`, through the binary's hidden `man` command, which holds the
 /// command-line definition): `sweeper.1` and `sweeper-COMMAND.1` into DIR, default

@@ -11,8 +11,12 @@
 //! GPU.
 //!
 //! ```text
-//! cargo xtask model-check [--split check|calibration|all] [--points FILE.csv] [--calibration JSON]
+//! cargo xtask model-check [--split check|calibration|all] [--points FILE.csv] [--calibration JSON] [--check]
 //! ```
+//!
+//! `--check` (CI runs it) exits 1 when the checked split misses a floor of [`FLOORS`] or
+//! [`RANK_FLOORS`]: issue 33's goal where the model meets it, the reached value where it
+//! does not yet (so that a change can only raise it).
 //!
 //! `--points` writes every evaluated point (inputs, targets, the model's values) as CSV;
 //! `--table` writes the tables as Markdown (the crate docs include
@@ -51,6 +55,25 @@ struct Point {
     params: serde_json::Map<String, Value>,
     target: [f64; 4],
 }
+
+/// `--check`'s floors on the checked split: per source, the share of the points within ±25%
+/// of each metric (tok/s/gpu, tok/s/user, TTFT, ITL). aiconfigurator's are issue 33's goal
+/// (70%); the measured runs' are the shares reached when the floors were set, less a point.
+const FLOORS: [(&str, [f64; 4]); 2] = [
+    ("aiconfigurator", [0.70, 0.70, 0.70, 0.70]),
+    ("inferencemax (measured)", [0.87, 0.90, 0.88, 0.90]),
+];
+
+/// `--check`'s floors on the Spearman correlations of one model and GPU: issue 33's goal
+/// is 0.9 for tok/s/gpu and tok/s/user; the groups listed here do not reach it yet for
+/// tok/s/user (aiconfigurator's disaggregated points, see the model's docs) and are held
+/// at the value reached, less 0.01.
+const RANK_GOAL: f64 = 0.9;
+const RANK_FLOORS: [(&str, &str, f64); 3] = [
+    ("deepseek-r1-fp8", "b200", 0.85),
+    ("qwen3-235b-a22b-fp8", "b200", 0.76),
+    ("qwen3-235b-a22b-fp8", "h200", 0.82),
+];
 
 /// The model's values for a point, or why it has none.
 type Ours = Result<[f64; 4], String>;
@@ -371,8 +394,9 @@ fn table(points: &[(&Point, &Ours)]) -> String {
     out
 }
 
-/// Spearman of tok/s/gpu and tok/s/user per model and GPU (groups of at least 4 answered points).
-fn rank_table(points: &[(&Point, &Ours)]) -> String {
+/// Spearman of tok/s/gpu and tok/s/user per model and GPU (groups of at least 4 answered
+/// points): the Markdown table, and the values.
+fn rank_table(points: &[(&Point, &Ours)]) -> (String, Vec<(String, String, [f64; 2])>) {
     let mut groups: Groups = BTreeMap::new();
     for (p, ours) in points {
         if let Ok(v) = ours {
@@ -385,6 +409,7 @@ fn rank_table(points: &[(&Point, &Ours)]) -> String {
     let mut out = String::from(
         "| model | gpu | points | Spearman tok/s/gpu | Spearman tok/s/user |\n|---|---|---|---|---|\n",
     );
+    let mut values = Vec::new();
     for ((model, gpu), g) in &groups {
         if g.len() < 4 {
             continue;
@@ -394,15 +419,71 @@ fn rank_table(points: &[(&Point, &Ours)]) -> String {
                 .map(|(p, v)| if ours { v[m] } else { p.target[m] })
                 .collect()
         };
+        let rho = [
+            spearman(&col(0, true), &col(0, false)),
+            spearman(&col(1, true), &col(1, false)),
+        ];
         let _ = writeln!(
             out,
             "| {model} | {gpu} | {} | {:.3} | {:.3} |",
             g.len(),
-            spearman(&col(0, true), &col(0, false)),
-            spearman(&col(1, true), &col(1, false)),
+            rho[0],
+            rho[1],
         );
+        values.push((model.clone(), gpu.clone(), rho));
     }
-    out
+    (out, values)
+}
+
+/// Shares within ±25% of each metric (unanswered points count as outside).
+fn shares(points: &[(&Point, &Ours)]) -> [f64; 4] {
+    let mut within = [0usize; 4];
+    for (p, ours) in points {
+        if let Ok(v) = ours {
+            for m in 0..4 {
+                if (0.75..=1.25).contains(&(v[m] / p.target[m])) {
+                    within[m] += 1;
+                }
+            }
+        }
+    }
+    within.map(|k| k as f64 / points.len().max(1) as f64)
+}
+
+/// The floors `--check` misses, one line each (none: the check passes).
+fn missed_floors(
+    source: &str,
+    points: &[(&Point, &Ours)],
+    ranks: &[(String, String, [f64; 2])],
+) -> Vec<String> {
+    let mut missed = Vec::new();
+    if let Some((_, floors)) = FLOORS.iter().find(|(s, _)| *s == source) {
+        for ((name, share), floor) in METRICS.iter().zip(shares(points)).zip(floors) {
+            if share < *floor {
+                missed.push(format!(
+                    "{source}: {name} within ±25% at {:.1}% of the checked points, below the floor of {:.0}%",
+                    share * 100.0,
+                    floor * 100.0
+                ));
+            }
+        }
+    }
+    for (model, gpu, rho) in ranks {
+        for (m, name) in ["tok/s/gpu", "tok/s/user"].iter().enumerate() {
+            let floor = RANK_FLOORS
+                .iter()
+                .find(|(fm, fg, _)| m == 1 && fm == model && fg == gpu)
+                .map_or(RANK_GOAL, |f| f.2);
+            // a group whose values are all equal has no ranking (NaN): nothing to miss
+            if rho[m] < floor {
+                missed.push(format!(
+                    "{source}: Spearman of {name} for {model} on {gpu} is {:.3}, below the floor of {floor}",
+                    rho[m]
+                ));
+            }
+        }
+    }
+    missed
 }
 
 fn write_points(path: &str, points: &[(&Point, &Ours)]) -> anyhow::Result<()> {
@@ -453,12 +534,13 @@ fn write_points(path: &str, points: &[(&Point, &Ours)]) -> anyhow::Result<()> {
     Ok(())
 }
 
-#[allow(clippy::print_stdout)]
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
     let mut split = "check".to_owned();
     let mut dump = None;
     let mut calibration = Value::Null;
     let mut table_file = None;
+    let mut check = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().with_context(|| format!("{a} needs a value"));
@@ -466,17 +548,21 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
             "--split" => split.clone_from(value()?),
             "--points" => dump = Some(value()?.clone()),
             "--table" => table_file = Some(value()?.clone()),
+            "--check" => check = true,
             "--calibration" => {
                 calibration = serde_json::from_str(value()?)
                     .context("--calibration takes a JSON object of calibration keys")?;
             }
             other => bail!(
-                "unknown argument {other}; usage: model-check [--split check|calibration|all] [--points OUT.csv] [--table OUT.md] [--calibration JSON]"
+                "unknown argument {other}; usage: model-check [--split check|calibration|all] [--points OUT.csv] [--table OUT.md] [--calibration JSON] [--check]"
             ),
         }
     }
     if !["check", "calibration", "all"].contains(&split.as_str()) {
         bail!("--split takes check, calibration or all, got {split}");
+    }
+    if check && split != "check" {
+        bail!("--check holds the checked split to its floors; drop --split {split} or --check");
     }
     let dir = calibration_dir();
     let mut points = aiconfigurator_points(&dir.join("aiconfigurator_points.csv"))?;
@@ -512,6 +598,7 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
         pairs.len(),
         elapsed.as_secs_f64() * 1e3
     );
+    let mut missed = Vec::new();
     for source in ["aiconfigurator", "inferencemax (measured)"] {
         let of_source: Vec<_> = pairs
             .iter()
@@ -535,7 +622,9 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
             );
         }
         if !of_source.is_empty() {
-            let _ = write!(out, "#### ranking, {source}\n\n{}", rank_table(&of_source));
+            let (ranking, values) = rank_table(&of_source);
+            let _ = write!(out, "#### ranking, {source}\n\n{ranking}");
+            missed.extend(missed_floors(source, &of_source, &values));
         }
     }
     print!("{out}");
@@ -552,6 +641,20 @@ pub(crate) fn main(args: &[String]) -> anyhow::Result<ExitCode> {
         );
         std::fs::write(&path, doc).with_context(|| path.clone())?;
     }
+    if check {
+        if missed.is_empty() {
+            println!("model-check: every floor of the checked split is met");
+        } else {
+            for line in &missed {
+                eprintln!("model-check: {line}");
+            }
+            eprintln!(
+                "model-check: {} floor(s) missed; a model change must keep the checked split at its floors (xtask/src/model_check.rs, FLOORS and RANK_FLOORS)",
+                missed.len()
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -565,5 +668,47 @@ mod tests {
         assert!((spearman(&a, &[10.0, 20.0, 25.0, 90.0]) - 1.0).abs() < 1e-12);
         assert!((spearman(&a, &[4.0, 3.0, 2.0, 1.0]) + 1.0).abs() < 1e-12);
         assert_eq!(ranks(&[5.0, 1.0, 5.0]), vec![2.5, 1.0, 2.5]);
+    }
+
+    fn point(model: &str, target: [f64; 4]) -> Point {
+        Point {
+            source: "aiconfigurator",
+            split: "check".into(),
+            mode: "agg".into(),
+            model: model.into(),
+            gpu: "h200".into(),
+            isl: 1,
+            osl: 1,
+            concurrency: 1,
+            num_request_ratio: 1.0,
+            params: serde_json::Map::new(),
+            target,
+        }
+    }
+
+    #[test]
+    fn check_names_each_missed_floor() {
+        let (a, b) = (point("m", [1.0; 4]), point("m", [1.0; 4]));
+        // three of four metrics within ±25% at both points, ITL off at one of them
+        let (good, off): (Ours, Ours) = (Ok([1.1, 0.9, 1.0, 1.0]), Ok([1.1, 0.9, 1.0, 2.0]));
+        let pairs = vec![(&a, &good), (&b, &off)];
+        let ranks = vec![
+            ("m".to_owned(), "h200".to_owned(), [0.95, 0.5]),
+            (
+                "qwen3-235b-a22b-fp8".to_owned(),
+                "b200".to_owned(),
+                [0.95, 0.77],
+            ),
+        ];
+        let missed = missed_floors("aiconfigurator", &pairs, &ranks);
+        assert_eq!(
+            missed,
+            [
+                "aiconfigurator: ITL ms within ±25% at 50.0% of the checked points, below the floor of 70%",
+                "aiconfigurator: Spearman of tok/s/user for m on h200 is 0.500, below the floor of 0.9",
+            ]
+        );
+        let all_good = vec![(&a, &good), (&b, &good)];
+        assert!(missed_floors("aiconfigurator", &all_good, &ranks[1..]).is_empty());
     }
 }

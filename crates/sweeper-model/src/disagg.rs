@@ -5,9 +5,10 @@
 //! prefill batch cap), its KV cache crosses to a decode worker (over `NVLink` when both
 //! workers fit in one `NVLink` domain, else over the network, lanes in parallel), and it
 //! decodes there. Under a closed loop of `clients` the completion rate `X` settles where
-//! `X × cycle(X) = clients` (Little's law), `cycle` being the prefill queue wait (M/D/1:
-//! `ρ / (2 (1 − ρ))` prefill times at utilisation `ρ`), the prefill, the transfer and the
-//! decode. The slower pool bounds `X` (rate matching); the other idles, and the
+//! `X × cycle(X) = clients` (Little's law), `cycle` being the prefill queue wait
+//! (Kingman's G/G/1 approximation at utilisation `ρ`, with the small variability of a
+//! closed loop's evenly spaced prompts: prompts queue only when they arrive about as fast
+//! as the pool clears them), the prefill, the transfer and the decode. The slower pool bounds `X` (rate matching); the other idles, and the
 //! throughput per GPU counts the GPUs of both pools.
 
 use super::candidate::Role;
@@ -98,8 +99,19 @@ impl Pools<'_> {
         self.r.transfer_latency() + bytes / (link * lanes)
     }
 
-    /// Prefill batch, seconds and queue wait at a completion rate `x`.
-    fn prefill_at(&self, x: f64) -> (f64, f64, f64) {
+    /// The `(c_a² + c_s²) / 2` factor of Kingman's G/G/1 wait
+    /// `ρ / (1 − ρ) × (c_a² + c_s²) / 2 × S`: the squared coefficients of variation of the
+    /// prompts' inter-arrival times and of their prefill times. A closed loop's clients
+    /// send their next prompt a decode time after the last one, so both vary only as the
+    /// request lengths do (uniform within `±length_jitter`: a squared coefficient of
+    /// `length_jitter² / 3`), and prompts queue only when they arrive about as fast as the
+    /// pool clears them, not at every utilisation as under Poisson arrivals (M/D/1).
+    fn variability(&self) -> f64 {
+        self.s.length_jitter * self.s.length_jitter / 3.0
+    }
+
+    /// Prefill batch, seconds, queue wait and utilisation at a completion rate `x`.
+    fn prefill_at(&self, x: f64) -> (f64, f64, f64, f64) {
         let per_rank = x / self.prefill_ranks();
         let cap = self.prefill.max_batch as f64;
         // prompts waiting when a step starts: as many as arrive during one step
@@ -109,8 +121,8 @@ impl Pools<'_> {
         }
         let step = self.prefill_step(batch);
         let rho = (per_rank * step / batch).min(0.98);
-        let wait = rho / (2.0 * (1.0 - rho)) * step;
-        (batch, step, wait)
+        let wait = rho / (1.0 - rho) * self.variability() * step;
+        (batch, step, wait, rho)
     }
 
     /// Requests one decode worker holds at a completion rate `x` (Little's law, solved
@@ -133,7 +145,7 @@ impl Pools<'_> {
     /// Seconds a request spends from arrival to its last token at a completion rate `x`,
     /// and the pieces: (cycle, prefill wait, prefill step, decode step, decode active).
     fn cycle(&self, x: f64, transfer: f64) -> (f64, f64, f64, f64, f64) {
-        let (_, step, wait) = self.prefill_at(x);
+        let (_, step, wait, _) = self.prefill_at(x);
         let active = self.decode_active(x);
         let tpot = self.decode_step(active);
         let decode = (self.osl - 1.0).max(0.0) * tpot;
@@ -175,6 +187,7 @@ impl Pools<'_> {
         }
         let x = lo.max(f64::MIN_POSITIVE);
         let (cycle, wait, step, tpot, _) = self.cycle(x, transfer);
+        let busy = self.prefill_at(x).3;
         // clients beyond what the pools hold wait in the queue (Little's law)
         let extra = (clients / x - cycle).max(0.0);
         let lanes = self.prefill_ranks() * self.prefill.max_batch as f64;
@@ -188,6 +201,10 @@ impl Pools<'_> {
                 step_wait: 0.0,
                 contention: 0.0,
                 request_rate: x,
+                random_wait: wait,
+                busy,
+                stall: 0.0,
+                stall_share: 0.0,
             },
             request_rate: x,
             prefill_lanes: lanes as u64,
@@ -203,6 +220,7 @@ impl Pools<'_> {
         let bound = (cap_p * 0.98).min(cap_d);
         let x = rate.min(bound).max(f64::MIN_POSITIVE);
         let (_, wait, step, tpot, active) = self.cycle(x, transfer);
+        let busy = self.prefill_at(x).3;
         let backlog = if rate > bound {
             requests / 2.0 * (1.0 / bound - 1.0 / rate)
         } else {
@@ -219,6 +237,10 @@ impl Pools<'_> {
                 step_wait: 0.0,
                 contention: 0.0,
                 request_rate: x,
+                random_wait: wait,
+                busy,
+                stall: 0.0,
+                stall_share: 0.0,
             },
             request_rate: x,
             prefill_lanes: lanes as u64,

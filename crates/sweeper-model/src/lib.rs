@@ -26,6 +26,11 @@
 //! (`calibration.network_gb_s`). Achieved rates are the card's peaks times the
 //! efficiencies of the `calibration` block.
 //!
+//! - **Chunked prefill in an aggregated worker**: the other requests' prompts come in whole
+//!   chunks (up to `max_num_tokens` a step), so a request's decode steps are a mix of
+//!   steps carrying `k` or `k + 1` chunks around the mean, not a trickle of prompt tokens
+//!   in every step. This matters where a step's cost is concave in its tokens: a MoE step
+//!   between chunks reads the few experts its decode tokens pick, a chunk step nearly all.
 //! - **Mixture-of-experts**: per token only the active experts' weights are read and
 //!   computed; all are stored. A step reads the experts some token of the worker picked
 //!   (the expected distinct experts of the busiest expert-parallel rank) and computes the
@@ -42,8 +47,10 @@
 //!   the memory fraction (of all HBM for vLLM and `SGLang`, the default; of what is left
 //!   for `backend: trtllm`); the rest is KV cache. `llama3-70b-fp8` on one 80 GB H100
 //!   leaves 0 tokens: infeasible.
-//! - **Disaggregated**: a request queues for a prefill rank (M/D/1 at the pool's
-//!   utilisation), is prefilled there (batched up to `prefill_max_batch_size`), its KV cache
+//! - **Disaggregated**: a request queues for a prefill rank (Kingman's G/G/1 wait at the
+//!   pool's utilisation, with the variability of the request lengths: a closed loop's
+//!   clients send their next prompt a decode time after the last, so prompts arrive about
+//!   evenly spaced and queue only near the pool's capacity), is prefilled there (batched up to `prefill_max_batch_size`), its KV cache
 //!   crosses to a decode worker (`isl` × KV bytes a token, over `NVLink` when both workers
 //!   fit one `NVLink` domain, else the network, the smaller side's tensor-parallel ranks
 //!   in parallel), and decodes there. Under a closed loop the completion rate settles where
@@ -65,19 +72,29 @@
 //!
 #![doc = include_str!("../calibration/TABLE.md")]
 //!
-//! **Where it is still off**, and why: (1) disaggregated TTFT (40% of the checked
-//! disaggregated points within ±25%): when the prefill pool bounds the rate,
-//! aiconfigurator keeps the decode batch full and reports the prefill latency as TTFT,
-//! while the model runs the closed loop it describes, so the clients the prefill pool
-//! cannot serve wait before it (seconds of TTFT) and the decode batch holds what the
-//! prefill pool delivers; (2) MoE on one GPU or with few tokens (aiconfigurator's
-//! TensorRT-LLM MoE kernels are up to 3–4× slower than the roofline at batch 1, the
-//! worst tok/s/gpu ratios), and tok/s/user of Qwen3-235B-A22B (Spearman 0.70–0.76 across
-//! its shapes: attention DP and EP costs are ranked less well than throughput); (3) the
+//! **Where it is still off**, and why: (1) disaggregated TTFT (67% of the checked
+//! disaggregated points within ±25%) where the prefill pool bounds the rate.
+//! aiconfigurator's disaggregated estimate is not a run of its `concurrency` clients: its
+//! TTFT is the prefill pool's service time times a fixed 1.8 (its allowance for prompts
+//! queueing in a pool sized for the load), its rate the slower pool's (×0.9 prefill,
+//! ×0.92 decode) and its ITL the decode pool's at the full batch, whatever the rate. The
+//! model runs the closed loop it describes: its prefill service time is about
+//! aiconfigurator's TTFT (the prefill efficiency is fitted on TTFTs, which include
+//! aiconfigurator's allowances), so its prefill pool clears prompts about 1.8× slower
+//! than aiconfigurator's; where that pool bounds the rate, the clients it cannot serve
+//! wait before it (seconds of TTFT) and the decode batch holds what it delivers (a lower
+//! ITL, a higher tok/s/user); the same
+//! points make the ranking of tok/s/user across the shapes of Qwen3-235B-A22B and of
+//! DeepSeek-R1 on B200 fall short of 0.9 (0.77–0.86; their aggregated points alone rank
+//! at 0.94–1.00), together with aiconfigurator's small-batch decode of attention-DP
+//! workers on B200, which hardly gains on H200's (fixed costs of its kernels), where the
+//! roofline gains the bandwidth ratio; (2) MoE on one GPU or with few tokens
+//! (aiconfigurator's TensorRT-LLM MoE kernels are up to 3–4× slower than the roofline at
+//! batch 1, the worst tok/s/gpu ratios); (3) the
 //! grouped expert GEMMs are fitted per backend (`moe_efficiency` 1.0 for vLLM from the
 //! measured gpt-oss runs, `moe_efficiency_trtllm` 0.25 from aiconfigurator): a MoE
 //! candidate with `backend: trtllm` is four times slower in compute-bound MoE layers;
-//! (4) gpt-oss decodes with long prompts (8k/1k) up to 2× slower than measured (no
+//! (4) gpt-oss decodes with long prompts (8k/1k) up to 1.4× slower than measured (no
 //! sliding-window attention).
 //!
 //! It **ignores**: pipeline parallelism (`pp` > 1 is unsupported), speculative decoding,
@@ -169,6 +186,15 @@
 //! `floor(kv_capacity_tokens / (isl + floor(osl / 2)))` (all replicas). `gpu_hours` and `duration_ms` describe a static
 //! deployment: `gpu_hours / (duration_ms / 3.6e6) == used_gpus`. Means are over requests.
 //!
+//! - `p50`, `p90`, `p95` and `p99` of `_ttft_ms`, `_itl_ms` and `_e2e_latency_ms` (e.g.
+//!   `p90_itl_ms`, what `strict_sla: {percentile: 90}` reads) are percentiles over the
+//!   simulated requests, deterministic for a candidate and seed, with the waits drawn
+//!   from stated distributions: the wait for the running step uniform over one step; the
+//!   wait for the prompts that arrived together uniform over twice its mean; a prefill
+//!   pool's queue none for the prompts that find it idle (`1 − ρ` of them), else
+//!   exponential (Kingman's heavy-traffic law); a request's ITL (its mean gap, as aiperf
+//!   reports it) spread by the binomial share of its decode steps that carry a prompt
+//!   chunk. The means do not draw them (they use each wait's mean).
 //! - `mean_output_token_throughput_per_user` is the **mean over requests of `1000 /
 //!   TPOT`**, a request's TPOT being `(e2e − TTFT) / (output tokens − 1)` in ms: the decode
 //!   speed a user sees once the first token arrived (aiconfigurator reports `1000 / TPOT`
@@ -547,6 +573,11 @@ impl BuiltinEvaluator {
         report.insert("mean_tpot_ms".into(), sampled.tpot_ms);
         report.insert("mean_itl_ms".into(), sampled.tpot_ms);
         report.insert("mean_e2e_latency_ms".into(), sampled.e2e_ms);
+        for (i, p) in sample::PERCENTILES.iter().enumerate() {
+            report.insert(format!("p{p}_ttft_ms"), sampled.ttft_pct[i]);
+            report.insert(format!("p{p}_itl_ms"), sampled.itl_pct[i]);
+            report.insert(format!("p{p}_e2e_latency_ms"), sampled.e2e_pct[i]);
+        }
         report.insert("duration_ms".into(), duration_ms);
         report.insert("gpu_hours".into(), used_gpus * duration_ms / 3_600_000.0);
         report.insert("used_gpus".into(), used_gpus);

@@ -275,6 +275,15 @@ pub(crate) struct SteadyState {
     pub(crate) contention: f64,
     /// Completed requests per second of this replica.
     pub(crate) request_rate: f64,
+    /// The part of `queue_wait` that varies from prompt to prompt (a prefill pool's queue,
+    /// seconds, its mean); the rest is the same for every request of the closed loop.
+    pub(crate) random_wait: f64,
+    /// Share of the prompts that find the prefill pool busy and wait (its utilisation).
+    pub(crate) busy: f64,
+    /// How much longer a decode step carrying one more prompt chunk is, seconds.
+    pub(crate) stall: f64,
+    /// Share of a request's decode steps that carry the extra chunk.
+    pub(crate) stall_share: f64,
 }
 
 /// The steady state of one replica holding `clients` closed-loop clients, with at most
@@ -300,19 +309,38 @@ pub(crate) fn steady_state(
     let decode_context = isl + osl / 2.0;
     // Attention-DP ranks each step their own share of the worker's requests.
     let dp = shape.attention_dp as f64;
-    let tpot = step_seconds(
-        s,
-        r,
-        shape,
-        StepLoad {
-            prefill_tokens: others * isl / steps / dp,
-            prefill_context: isl / 2.0,
-            decode_tokens: active * decode_share / dp,
-            decode_context,
-            sampled_tokens: (active * decode_share + others / steps) / dp,
-            interleaved: true,
-        },
-    );
+    let (tpot, stall, stall_share) = {
+        // The other requests' prompt chunks, `per_step` a step on average, come whole: a
+        // step carries `k` or `k + 1` chunks (the share `frac` of the steps `k + 1`), not a
+        // trickle of prompt tokens in every step. It matters for MoE layers, whose expert
+        // reads grow with the tokens of a step and saturate (a chunk step reads every
+        // expert, a decode step few), and for compute-bound chunk steps.
+        let per_step = others / dp * chunks / steps;
+        let k = per_step.floor();
+        let frac = per_step - k;
+        let with_chunks = |n: f64| {
+            step_seconds(
+                s,
+                r,
+                shape,
+                StepLoad {
+                    prefill_tokens: n * chunk,
+                    prefill_context: isl / 2.0,
+                    decode_tokens: active * decode_share / dp,
+                    decode_context,
+                    sampled_tokens: active * decode_share / dp + n / chunks,
+                    interleaved: true,
+                },
+            )
+        };
+        let low = with_chunks(k);
+        let high = if frac > 0.0 {
+            with_chunks(k + 1.0)
+        } else {
+            low
+        };
+        ((1.0 - frac) * low + frac * high, high - low, frac)
+    };
     let chunk_step = step_seconds(
         s,
         r,
@@ -356,6 +384,10 @@ pub(crate) fn steady_state(
             * chunks
             * alone,
         request_rate,
+        random_wait: 0.0,
+        busy: 0.0,
+        stall,
+        stall_share,
     }
 }
 

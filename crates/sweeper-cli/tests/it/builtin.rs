@@ -395,3 +395,70 @@ fn the_report_records_spec_5_capacity_in_requests() {
         assert_eq!(r["concurrency"], (0.5 * capacity).floor());
     }
 }
+
+/// The MoE examples over both deployment modes run end to end with the built-in model
+/// (`deepseek-r1-fp8` on `gb200`, `qwen3-235b-a22b-fp8` on `h200`; 24 trials each here, to
+/// keep a debug build in seconds), and the front plotted by deployment mode colours each
+/// mode and names each point's shape in its tooltip.
+#[test]
+fn moe_examples_over_both_modes_run_end_to_end_and_plot_by_mode() {
+    use crate::common::{example, sweeper_in, text};
+    for name in ["topology-deepseek-gb200.yaml", "topology-moe-builtin.yaml"] {
+        let yaml = std::fs::read_to_string(example(name)).unwrap();
+        assert!(yaml.contains("max_trials: 160"), "{name}");
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join(name);
+        std::fs::write(&cfg, yaml.replace("max_trials: 160", "max_trials: 24")).unwrap();
+        let out_dir = dir.path().join("out");
+        let started = std::time::Instant::now();
+        let run = sweeper_in(
+            &[
+                "run",
+                "-q",
+                cfg.to_str().unwrap(),
+                "--out",
+                out_dir.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        assert_eq!(run.status.code(), Some(0), "{name}: {}", text(&run.stderr));
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "{name}: {:?}",
+            started.elapsed()
+        );
+        let result: Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("result.json")).unwrap())
+                .unwrap();
+        let text_all = result.to_string();
+        for mode in ["\"agg\"", "\"disagg\""] {
+            assert!(text_all.contains(mode), "{name}: no {mode} candidate");
+        }
+        let plot = sweeper_in(
+            &[
+                "plot",
+                out_dir.to_str().unwrap(),
+                "--color-by",
+                "deployment_mode",
+            ],
+            dir.path(),
+        );
+        assert_eq!(
+            plot.status.code(),
+            Some(0),
+            "{name}: {}",
+            text(&plot.stderr)
+        );
+        let svg = std::fs::read_to_string(out_dir.join("front.svg")).unwrap();
+        // a legend entry per mode, and the shape of a disaggregated point in its tooltip
+        for needle in [
+            "deployment_mode = agg (",
+            "deployment_mode = disagg (",
+            "prefill_tp=",
+            "decode_moe_ep=",
+            "decode_replicas=",
+        ] {
+            assert!(svg.contains(needle), "{name}: {needle} not in the plot");
+        }
+    }
+}

@@ -179,3 +179,42 @@ fn strict_sla_keeps_over_sla_candidates_off_the_front() {
         strict.reasons
     );
 }
+
+/// The built-in model reports percentiles (`p90_ttft_ms`, `p90_itl_ms`,
+/// `p90_e2e_latency_ms`, ...), so `strict_sla: {percentile: 90}` ranks its candidates, and
+/// holds them to more than the mean does.
+#[test]
+fn a_percentile_strict_sla_ranks_builtin_candidates() {
+    let p90 = run_builtin(&STRICT.replace("strict_sla: true", "strict_sla: {percentile: 90}"));
+    assert!(!p90.candidates.is_empty(), "{:?}", p90.reasons);
+    let mut within = 0;
+    for t in &p90.trials {
+        let m = &t.metrics;
+        if m.is_empty() {
+            continue;
+        }
+        assert!(m["p50_ttft_ms"] <= m["p90_ttft_ms"] && m["p90_ttft_ms"] <= m["p99_ttft_ms"]);
+        assert!(m["p50_itl_ms"] <= m["p90_itl_ms"] && m["p90_itl_ms"] <= m["p99_itl_ms"]);
+        if t.reason.is_none() {
+            within += 1;
+            assert!(
+                m["p90_ttft_ms"] <= 2000.0 && m["p90_itl_ms"] <= 50.0,
+                "{m:?}"
+            );
+        } else {
+            let reason = t.reason.as_deref().unwrap_or_default();
+            assert!(reason.starts_with("over sla: p90_"), "{reason}");
+        }
+    }
+    assert_eq!(within, p90.tallies.feasible);
+    assert!(p90.tallies.over_sla > 0, "{:?}", p90.tallies);
+    // the tail is held, not the mean: the ITL's tail (prompt chunks interleaved into
+    // decode steps) is above its mean for every candidate (TTFT's mean, with the first
+    // wave's prompts prefilled one after another, can be above its p90)
+    assert!(
+        p90.trials
+            .iter()
+            .filter(|t| !t.metrics.is_empty())
+            .all(|t| t.metrics["p90_itl_ms"] > t.metrics["mean_itl_ms"])
+    );
+}
