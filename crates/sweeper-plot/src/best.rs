@@ -3,7 +3,9 @@
 use crate::axis::Axis;
 use crate::context::Ctx;
 use crate::legend::{Entry, empty_svg, outcome_entries, style_entries, write_legend};
-use crate::parts::{bound_near, draw_grid, draw_labels, draw_y_title, plot_area};
+use crate::parts::{
+    bound_near, draw_grid, draw_labels, draw_y_title, line_boxes, mark_box, plot_area,
+};
 use crate::style::{BEST, GREY, HEADER, LABEL_FONT, LEGEND_W, Rect, SLA, TICK_FONT};
 use crate::svg::{INK, Shape, Svg};
 use crate::{Chart, Outcome, PlotObjective, PlotOptions, PlotPoint};
@@ -137,7 +139,15 @@ pub fn best_by_trial_svg(chart: &Chart, options: &PlotOptions) -> String {
         .iter()
         .filter_map(|&(p, v)| Some((to_px(p.id as f64, v), ctx.label(p)?)))
         .collect();
-    draw_labels(&mut svg, plot, &labelled);
+    let mut obstacles: Vec<Rect> = sorted
+        .iter()
+        .filter_map(|p| {
+            let (x, y) = to_px(p.id as f64, p.pair(0, 0)?.0);
+            Some(mark_box(x, y))
+        })
+        .collect();
+    obstacles.extend(line_boxes(&path));
+    draw_labels(&mut svg, &ctx, plot, &labelled, &obstacles);
 
     let mut entries = vec![
         if ctx.colors.active() {

@@ -5,7 +5,7 @@ use crate::axis::{Axis, text_width};
 use crate::context::Ctx;
 use crate::frontier::{axis_values, draw_axes, draw_bounds};
 use crate::legend::{Entry, style_entries, write_legend};
-use crate::parts::{draw_labels, plot_area};
+use crate::parts::{draw_labels, line_boxes, mark_box, plot_area};
 use crate::style::{HEADER, LEGEND_FONT, LEGEND_W, PALETTE, Rect, STRIP, TICK_FONT};
 use crate::svg::{Shape, Svg};
 use crate::{Chart, OUTCOMES, Outcome, PlotError, PlotOptions, PlotPoint};
@@ -28,6 +28,22 @@ impl Series {
             chart,
         }
     }
+}
+
+/// The default title of a comparison: the series' own title when they all share it (the
+/// same model and GPU under two configs), else their names, `A vs B vs C`.
+pub fn compare_title(series: &[Series]) -> String {
+    let Some(first) = series.first().map(|s| &s.chart.title) else {
+        return String::new();
+    };
+    if !first.is_empty() && series.iter().all(|s| &s.chart.title == first) {
+        return first.clone();
+    }
+    series
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" vs ")
 }
 
 /// The colour of series `k`: the category palette, repeated past its end.
@@ -230,6 +246,10 @@ impl View<'_> {
             }
         }
         let mut labelled: Vec<((f64, f64), String)> = Vec::new();
+        // what a label must not cover: every mark, and every front's line
+        let mut obstacles: Vec<Rect> = (0..points.len())
+            .filter_map(|i| at(i).map(|(x, y)| mark_box(x, y)))
+            .collect();
         for k in 0..self.series.len() {
             let mut front: Vec<usize> = (0..points.len())
                 .filter(|&i| {
@@ -263,6 +283,7 @@ impl View<'_> {
                     path.push(to_px(p));
                 }
                 svg.polyline(&path, colour(k), 2.2);
+                obstacles.extend(line_boxes(&path));
             }
             for &i in &front {
                 if let Some((x, y)) = at(i) {
@@ -274,7 +295,7 @@ impl View<'_> {
                 }
             }
         }
-        draw_labels(svg, plot, &labelled);
+        draw_labels(svg, ctx, plot, &labelled, &obstacles);
     }
 
     /// The legend: a line per series (its colour, its front and feasible counts, its title

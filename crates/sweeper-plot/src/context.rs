@@ -3,6 +3,7 @@
 
 use crate::style::Colorer;
 use crate::{Chart, Outcome, Param, PlotObjective, PlotOptions, PlotPoint, Scale, precise};
+use std::cell::Cell;
 use std::fmt::Write as _;
 use sweeper_goal::Direction;
 
@@ -13,6 +14,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) colors: Colorer,
     /// Per objective: a log axis?
     pub(crate) log: Vec<bool>,
+    /// Labels left out for want of a free place, counted as the panels draw them (the
+    /// legend, drawn after them, says how many).
+    pub(crate) hidden_labels: Cell<usize>,
 }
 
 impl<'a> Ctx<'a> {
@@ -25,6 +29,7 @@ impl<'a> Ctx<'a> {
             options,
             colors: Colorer::new(chart, options.color_by.as_deref()),
             log,
+            hidden_labels: Cell::new(0),
         }
     }
 

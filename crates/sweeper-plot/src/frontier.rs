@@ -5,7 +5,9 @@ use crate::axis::{Axis, text_width};
 use crate::best::best_by_trial_svg;
 use crate::context::Ctx;
 use crate::legend::{draw_legend, draw_strip, empty_svg};
-use crate::parts::{bound_near, draw_grid, draw_labels, draw_y_title, plot_area};
+use crate::parts::{
+    bound_near, draw_grid, draw_labels, draw_y_title, line_boxes, mark_box, plot_area,
+};
 use crate::style::{FRONT, GREY, HEADER, LABEL_FONT, LEGEND_W, Rect, SLA, STRIP, TICK_FONT};
 use crate::svg::{INK, Shape, Svg};
 use crate::{Chart, Outcome, PlotObjective, PlotOptions, PlotPoint};
@@ -172,6 +174,13 @@ pub(crate) fn draw_panel(svg: &mut Svg, ctx: &Ctx, frame: Rect, yi: usize, xi: u
             .unwrap_or_default()
             .total_cmp(&pb.map(|v| v.0).unwrap_or_default())
     });
+    // what a label must not cover: every mark, and the front's line
+    let mut obstacles: Vec<Rect> = ctx
+        .chart
+        .points
+        .iter()
+        .filter_map(|p| at(p).map(|(x, y)| mark_box(x, y)))
+        .collect();
     if line {
         // The attainment boundary: between two front points the step keeps the worse
         // value of the y objective; a minimized x (a latency) turns the corner first.
@@ -190,6 +199,7 @@ pub(crate) fn draw_panel(svg: &mut Svg, ctx: &Ctx, frame: Rect, yi: usize, xi: u
             path.push(to_px(p));
         }
         svg.polyline(&path, FRONT, 2.2);
+        obstacles.extend(line_boxes(&path));
     }
     let outline = if ctx.colors.active() {
         Some("#111111")
@@ -206,7 +216,7 @@ pub(crate) fn draw_panel(svg: &mut Svg, ctx: &Ctx, frame: Rect, yi: usize, xi: u
         .iter()
         .filter_map(|p| Some((at(p)?, ctx.label(p)?)))
         .collect();
-    draw_labels(svg, plot, &labelled);
+    draw_labels(svg, ctx, plot, &labelled, &obstacles);
 }
 
 /// Grid, frame, ticks, tick labels, and each axis's title with the way that is better.

@@ -127,7 +127,14 @@ pub(crate) fn style_entries(ctx: &Ctx, what: &str) -> Vec<Entry> {
         Colorer::Off => {}
     }
     if !ctx.options.labels.is_empty() {
-        let text = format!("labels: {}", ctx.options.labels.join("/"));
+        let mut text = format!("labels: {}", ctx.options.labels.join("/"));
+        match ctx.hidden_labels.get() {
+            0 => {}
+            1 => text.push_str(" (1 left out for want of room: hover its point)"),
+            n => {
+                let _ = write!(text, " ({n} left out for want of room: hover their points)");
+            }
+        }
         entries.push(Entry::Text(text, false));
     }
     for b in &ctx.chart.bounds {

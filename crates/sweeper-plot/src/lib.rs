@@ -80,7 +80,7 @@ pub use png::png_from_svg;
 pub type PngError = PlotError;
 
 pub use best::best_by_trial_svg;
-pub use compare::{Series, compare_svg};
+pub use compare::{Series, compare_svg, compare_title};
 pub use error::PlotError;
 pub use frontier::frontier_svg;
 

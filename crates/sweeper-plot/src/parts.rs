@@ -5,7 +5,7 @@ use crate::Bound;
 use crate::PlotObjective;
 use crate::axis::{Axis, text_width};
 use crate::context::Ctx;
-use crate::style::{GRID, LABEL_FONT, Rect, TICK_FONT};
+use crate::style::{GRID, LABEL_FONT, LABEL_SIZE, Rect, TICK_FONT};
 use crate::svg::{INK, Svg};
 
 /// The plot area inside a frame, leaving room for the y title above it, the y tick labels
@@ -101,34 +101,104 @@ pub(crate) fn draw_y_title(svg: &mut Svg, plot: Rect, y: &Axis, yo: &PlotObjecti
     );
 }
 
-/// Writes labels beside points, each in the first of four places (right-above,
-/// right-below, left-above, left-below) that overlaps no label already written and stays
-/// inside the plot; a label with no free place is left out (the tooltip still has it).
-pub(crate) fn draw_labels(svg: &mut Svg, plot: Rect, labelled: &[((f64, f64), String)]) {
-    let size = 10.5;
+/// Writes labels beside points (`labelled`: a point's pixel position and its text). Each
+/// label goes to the first free place among eight around its point (the four corners, then
+/// right, left, above, below), then among eight further out with a leader line to the
+/// point; a place is free when the label's box stays inside the plot and overlaps no label
+/// already written and none of `obstacles` (the marks and the front's line). A label with
+/// no free place is left out and counted in `ctx` (the legend says how many; the tooltip
+/// still has it); a label whose text an earlier one already writes at the same spot is
+/// left out uncounted.
+pub(crate) fn draw_labels(
+    svg: &mut Svg,
+    ctx: &Ctx,
+    plot: Rect,
+    labelled: &[((f64, f64), String)],
+    obstacles: &[Rect],
+) {
+    let size = LABEL_SIZE;
     let mut taken: Vec<Rect> = Vec::new();
+    let mut seen: Vec<((f64, f64), &str)> = Vec::new();
     for ((x, y), text) in labelled {
+        let (x, y) = (*x, *y);
+        if seen
+            .iter()
+            .any(|((sx, sy), t)| *t == text && (sx - x).abs() < 2.0 && (sy - y).abs() < 2.0)
+        {
+            continue;
+        }
+        seen.push(((x, y), text));
         let w = text_width(text, size);
         let h = size + 2.0;
-        let places = [
-            (x + 7.0, y - 6.0 - h),
-            (x + 7.0, y + 6.0),
-            (x - 7.0 - w, y - 6.0 - h),
-            (x - 7.0 - w, y + 6.0),
-        ];
-        let free = places.iter().copied().find(|&(bx, by)| {
-            let r = Rect { x: bx, y: by, w, h };
+        let free = |r: &Rect| {
             r.x >= plot.x
                 && r.x + r.w <= plot.x + plot.w
                 && r.y >= plot.y
                 && r.y + r.h <= plot.y + plot.h
-                && !taken.iter().any(|t| {
-                    r.x < t.x + t.w && t.x < r.x + r.w && r.y < t.y + t.h && t.y < r.y + r.h
-                })
+                && !taken.iter().chain(obstacles).any(|t| overlaps(r, t))
+        };
+        let place = [7.0, 24.0].iter().find_map(|&d| {
+            let side = d + 1.0;
+            let places = [
+                (x + d, y - d - h),
+                (x + d, y + d),
+                (x - d - w, y - d - h),
+                (x - d - w, y + d),
+                (x + side, y - h / 2.0),
+                (x - side - w, y - h / 2.0),
+                (x - w / 2.0, y - side - h),
+                (x - w / 2.0, y + side),
+            ];
+            places
+                .iter()
+                .map(|&(bx, by)| Rect { x: bx, y: by, w, h })
+                .find(|r| free(r))
+                .map(|r| (r, d > 7.0))
         });
-        if let Some((bx, by)) = free {
-            taken.push(Rect { x: bx, y: by, w, h });
-            svg.halo_text(bx, by + h - 2.5, text, size, "start");
+        match place {
+            Some((r, leader)) => {
+                if leader {
+                    // from the mark's edge to the nearest point of the label's box
+                    let (tx, ty) = (x.clamp(r.x, r.x + r.w), y.clamp(r.y, r.y + r.h));
+                    let len = ((tx - x).powi(2) + (ty - y).powi(2)).sqrt().max(1.0);
+                    let (sx, sy) = (x + (tx - x) * 6.0 / len, y + (ty - y) * 6.0 / len);
+                    svg.line(sx, sy, tx, ty, "#9ca3af", 0.8);
+                }
+                taken.push(r);
+                svg.label(r.x, r.y + h - 2.5, text, size);
+            }
+            None => ctx.hidden_labels.set(ctx.hidden_labels.get() + 1),
         }
     }
+}
+
+/// Whether two boxes overlap (touching edges do not).
+pub(crate) fn overlaps(a: &Rect, b: &Rect) -> bool {
+    a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h
+}
+
+/// The box a mark at `(x, y)` covers, with a pixel to spare.
+pub(crate) fn mark_box(x: f64, y: f64) -> Rect {
+    Rect {
+        x: x - 6.0,
+        y: y - 6.0,
+        w: 12.0,
+        h: 12.0,
+    }
+}
+
+/// The boxes a polyline's segments cover (the step lines are horizontal and vertical, so a
+/// segment's box is the segment itself), a little thicker than the line.
+pub(crate) fn line_boxes(path: &[(f64, f64)]) -> Vec<Rect> {
+    path.windows(2)
+        .map(|s| {
+            let ((x1, y1), (x2, y2)) = (s[0], s[1]);
+            Rect {
+                x: x1.min(x2) - 1.5,
+                y: y1.min(y2) - 1.5,
+                w: (x1 - x2).abs() + 3.0,
+                h: (y1 - y2).abs() + 3.0,
+            }
+        })
+        .collect()
 }

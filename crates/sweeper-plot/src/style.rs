@@ -11,6 +11,8 @@ pub(crate) const SLA: &str = "#c2410c";
 pub(crate) const TICK_FONT: f64 = 12.0;
 pub(crate) const LABEL_FONT: f64 = 13.0;
 pub(crate) const LEGEND_FONT: f64 = 12.0;
+/// The size of a point's label.
+pub(crate) const LABEL_SIZE: f64 = 10.5;
 /// Height of the title and subtitle.
 pub(crate) const HEADER: f64 = 62.0;
 /// Width of the legend column right of a single panel.

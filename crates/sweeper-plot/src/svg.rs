@@ -109,6 +109,15 @@ impl Svg {
         );
     }
 
+    /// A point's label (`class="label"`): haloed text starting at `x`, baseline `y`.
+    pub(super) fn label(&mut self, x: f64, y: f64, text: &str, size: f64) {
+        let _ = writeln!(
+            self.body,
+            "<text class=\"label\" x=\"{x:.1}\" y=\"{y:.1}\" {FONT} font-size=\"{size}\" fill=\"#333333\" stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\">{}</text>",
+            escape(text)
+        );
+    }
+
     pub(super) fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, color: &str, width: f64) {
         let _ = writeln!(
             self.body,

@@ -16,6 +16,7 @@ mod help_examples;
 mod inputs;
 mod journal_trust;
 mod keep;
+mod labels;
 mod orphans;
 mod output_dir;
 mod plot;

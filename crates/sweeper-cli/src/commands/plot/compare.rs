@@ -5,7 +5,7 @@ use super::{Args, read_input};
 use crate::commands::{CliError, CliResult};
 use std::path::{Path, PathBuf};
 use sweeper_goal::SweepConfig;
-use sweeper_plot::{Chart, Series, compare_svg, png_from_svg};
+use sweeper_plot::{Chart, Series, compare_svg, compare_title, png_from_svg};
 
 /// The default output of a comparison, in the current directory.
 const DEFAULT_OUT: &str = "front-compare.svg";
@@ -50,7 +50,7 @@ pub(super) fn run(args: &Args, config: Option<&SweepConfig>, png: bool) -> CliRe
         }
     }
     args.style.check(&every);
-    let title = args.title.clone().unwrap_or_else(|| default_title(&series));
+    let title = args.title.clone().unwrap_or_else(|| compare_title(&series));
     let svg =
         compare_svg(&title, &series, &options).map_err(|e| CliError::invalid(e.to_string()))?;
     let out = args
@@ -65,19 +65,6 @@ pub(super) fn run(args: &Args, config: Option<&SweepConfig>, png: bool) -> CliRe
     std::fs::write(&out, bytes).map_err(|e| CliError::io(format!("{}: {e}", out.display())))?;
     crate::commands::print_stderr(&format!("sweeper: wrote {}\n", out.display()));
     Ok(())
-}
-
-/// The sweeps' own title when they share it, else their names: `A vs B vs C`.
-fn default_title(series: &[Series]) -> String {
-    let first = &series[0].chart.title;
-    if !first.is_empty() && series.iter().all(|s| &s.chart.title == first) {
-        return first.clone();
-    }
-    series
-        .iter()
-        .map(|s| s.name.as_str())
-        .collect::<Vec<_>>()
-        .join(" vs ")
 }
 
 /// Each input's name: a sweep's directory name (also for its result.json or
