@@ -24,7 +24,7 @@ fn export_error(e: &ExportError) -> PyErr {
 
 /// Reads a sweep's result: its output directory or result.json (a path), or the content
 /// of a result.json (a dict).
-fn read_result(obj: &Bound<'_, PyAny>) -> PyResult<(ResultFile, String)> {
+pub(crate) fn read_result(obj: &Bound<'_, PyAny>) -> PyResult<(ResultFile, String)> {
     if let Ok(d) = obj.cast::<PyDict>() {
         let value = serde_json::Value::Object(convert::dict_to_json(d, "the result")?);
         let result: ResultFile = serde_json::from_value(value).map_err(|e| {

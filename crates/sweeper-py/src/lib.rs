@@ -31,6 +31,7 @@ mod config;
 mod convert;
 mod export;
 mod fronts;
+mod plot;
 mod schema;
 mod score;
 mod study;
@@ -79,5 +80,6 @@ fn _sweeper(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sweep::register(m)?;
     export::register(m)?;
     schema::register(m)?;
+    plot::register(m)?;
     Ok(())
 }

@@ -43,7 +43,10 @@ pub(crate) fn candidate_dict<'py>(py: Python<'py>, c: &Candidate) -> PyResult<Bo
 
 /// One `{"config": {...}, "report": {...}}` row, checked as `sweeper score` checks a JSON
 /// row: only those two keys, `config` optional, `used_gpus` a count, no NaN in the report.
-fn row(item: &Bound<'_, PyAny>, i: usize) -> PyResult<(serde_json::Map<String, Value>, Report)> {
+pub(crate) fn row(
+    item: &Bound<'_, PyAny>,
+    i: usize,
+) -> PyResult<(serde_json::Map<String, Value>, Report)> {
     let at = |detail: String| PyValueError::new_err(format!("reports[{i}]: {detail}"));
     let d = item.cast::<PyDict>().map_err(|_| {
         PyTypeError::new_err(format!(

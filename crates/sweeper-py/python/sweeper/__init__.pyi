@@ -224,3 +224,31 @@ def export(
     ``OSError`` when a file cannot be written. An argument left ``None`` comes from the
     sweep config's ``export:`` block, else its default (v1beta1, vllm, 8 GPUs a node); a
     model, image or namespace given nowhere is a placeholder named as such."""
+
+PlotInput = Union[PathOrText, Mapping[str, Any], Sequence[Mapping[str, Any]]]
+
+def plot(
+    inputs: Union[PlotInput, Sequence[PlotInput]],
+    out: Optional[PathOrText] = None,
+    *,
+    config: Optional[ConfigLike] = None,
+    objectives: Optional[Union[str, Sequence[str]]] = None,
+    label: Optional[Union[str, Sequence[str]]] = None,
+    color_by: Optional[str] = None,
+    scale: Optional[Union[str, Sequence[str]]] = None,
+    title: Optional[str] = None,
+    names: Optional[Sequence[str]] = None,
+) -> str:
+    """Draws a chart as ``sweeper plot`` does. ``inputs`` is a sweep (its output directory
+    or result.json, or that file's content as a dict), a list of ``{"config": ...,
+    "report": ...}`` rows scored under ``config`` (as ``score`` scores them), or a list of
+    those to draw on one chart with a front each (named by ``names``, one per input, else
+    the sweep's directory name; every tooltip starts with the name; the inputs must share
+    their objectives). ``objectives`` picks and orders the axes (the last is x); ``label``
+    writes parameters beside the front points (``"tp,max_batch_size"`` or a list);
+    ``color_by`` colours one input's points by a parameter; ``scale`` is ``"log"``,
+    ``"linear"``, ``"auto"`` or ``"NAME=log"`` (or a list). Returns the SVG text when
+    ``out`` is None, else writes ``out`` (``.svg``, or ``.png`` for an image) and returns
+    its path. Raises ``ValueError`` for inputs it cannot draw together (naming both
+    objective lists), a ``names`` list of another length, ``color_by`` with several inputs
+    and an ``out`` that is neither .svg nor .png."""
