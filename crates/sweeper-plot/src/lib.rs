@@ -22,8 +22,10 @@
 //!   under the chart, one per trial, so it is counted and can still be hovered;
 //! - a tooltip (`<title>`, shown on hover) on every mark: the trial, its parameters, its
 //!   objective values, its GPUs and, when it did not count, why;
-//! - optional labels (parameters written beside the front points) and a colour per value of
-//!   one parameter ([`PlotOptions`]);
+//! - optional labels (parameters written beside the front points, each in a free place
+//!   around its point or further out with a leader line, never over another label or a
+//!   mark; those with no free place counted in the legend) and a colour per value of one
+//!   parameter ([`PlotOptions`]);
 //! - the goal's SLA where an objective maps to it ([`sla_bounds`]): an ITL bound of 50 ms is
 //!   the line at 20 tok/s/user, an end-to-end bound the line on the `e2e_latency` axis; the
 //!   side that misses it is shaded;
@@ -33,7 +35,10 @@
 //! - three or more objectives as a scatter matrix (one panel per pair, the front
 //!   highlighted in each, and a line saying why a front point can look dominated in a
 //!   2-D projection);
-//! - when nothing can be placed, a message saying so and why, instead of empty axes.
+//! - when nothing can be placed, a message saying so and why, instead of empty axes;
+//! - several sweeps on one chart ([`compare_svg`]): a front per [`Series`] in its own
+//!   colour, a legend entry each, tooltips that name the series; series whose objectives
+//!   differ are refused ([`PlotError::Objectives`]).
 //!
 //! Values that are not finite are never placed and never a panic.
 //!
