@@ -181,6 +181,10 @@ def resolve_load(
 ) -> Load:
     """Resolves the candidate's load (SPEC 5).
 
+    The candidate's own ``concurrency`` (fixed, or the level of a searched ``concurrency``
+    parameter) or ``request_rate`` (a searched level) comes first, then a KV ratio, then the
+    workload's request rate.
+
     ``kv_tokens`` returns the deployment's KV capacity in tokens (load role only, whole
     blocks, times attention-DP ranks and replicas); it is called only for a KV ratio.
     """
@@ -222,7 +226,10 @@ def resolve_load(
             isl=isl,
             osl=osl,
         )
-    rate = workload.get("request_rate")
+    # A searched request_rate travels as a top-level field; a fixed one stays in the workload.
+    rate = candidate.get("request_rate")
+    if rate is None:
+        rate = workload.get("request_rate")
     if rate is not None:
         r = float(rate)
         return Load(None, r, request_count(ratio_per_load, r), isl=isl, osl=osl)

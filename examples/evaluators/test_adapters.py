@@ -78,6 +78,15 @@ class Spec5(unittest.TestCase):
         trace = se.resolve_load(candidate(concurrency=None, workload={"trace_path": "t.jsonl", "replay_concurrency": 8}))
         self.assertEqual((trace.trace_path, trace.concurrency, trace.request_count), ("t.jsonl", 8, None))
 
+    def test_a_searched_level_is_the_load(self):
+        # sweeper sends a searched concurrency or request_rate as the request's own load,
+        # with a workload that fixes none
+        workload = {"isl": 10, "osl": 10, "num_request_ratio": 20}
+        conc = se.resolve_load(candidate(concurrency=64, workload=workload))
+        self.assertEqual((conc.concurrency, conc.request_rate, conc.request_count), (64, None, 1280))
+        rate = se.resolve_load(candidate(concurrency=None, request_rate=0.5, workload=workload))
+        self.assertEqual((rate.concurrency, rate.request_rate, rate.request_count), (None, 0.5, 10))
+
     def test_a_ratio_among_the_parameters_is_read_and_allowed(self):
         cand = candidate(concurrency=None, parameters={"tp": 1, "kv_load_ratio": 0.5})
         se.check_known(cand["parameters"], ["tp"], [])

@@ -149,8 +149,14 @@ pub struct EvalRequest {
     pub parameters: serde_json::Map<String, serde_json::Value>,
     /// The GPU count when the search space declares it, else `None`.
     pub used_gpus: Option<u64>,
-    /// The fixed in-flight cap when the load is fixed, else `None`.
+    /// The in-flight cap when the load is fixed or searched as a `concurrency` parameter
+    /// (the candidate's level), else `None`.
     pub concurrency: Option<u64>,
+    /// The open-loop rate when the load is searched as a `request_rate` parameter (the
+    /// candidate's level; a fixed rate stays in the workload), else `None` and left out of
+    /// the JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_rate: Option<f64>,
     /// The load as a KV ratio (the evaluator converts it), else `None`.
     pub kv_load_ratio: Option<f64>,
     /// The workload block as configured (`isl`, `osl`, `num_request_ratio`, the load).
@@ -170,6 +176,7 @@ impl EvalRequest {
             parameters,
             used_gpus: None,
             concurrency: None,
+            request_rate: None,
             kv_load_ratio: None,
             workload: None,
             sla: None,

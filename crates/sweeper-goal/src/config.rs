@@ -61,6 +61,52 @@ impl SweepConfig {
     pub fn to_json_value(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
+
+    /// The load each candidate takes from its own parameter (`concurrency` or
+    /// `request_rate` in `search_space.parameters`), when the workload fixes none: a
+    /// synthetic workload's [`Load::Searched`](crate::Load::Searched), a searched
+    /// `concurrency` as the replay cap of a trace without `replay_concurrency`, or either
+    /// without a workload block. `None` when the load is fixed, a KV ratio, or not searched.
+    ///
+    /// ```
+    /// use sweeper_goal::SearchedLoad;
+    /// // JSON, read with or without the `yaml` feature
+    /// let config = sweeper_goal::parse(
+    ///     r#"{"workload": {"isl": 1000, "osl": 200, "num_request_ratio": 4},
+    ///         "search_space": {"parameters": {"concurrency": {"values": [4, 8, 16]}}}}"#,
+    /// )?;
+    /// assert_eq!(config.searched_load(), Some(SearchedLoad::Concurrency));
+    /// # Ok::<(), sweeper_goal::ConfigError>(())
+    /// ```
+    pub fn searched_load(&self) -> Option<workload::SearchedLoad> {
+        let named = || {
+            self.search_space
+                .parameters
+                .iter()
+                .find_map(|(name, _)| workload::SearchedLoad::of_parameter(name))
+        };
+        match &self.workload {
+            Some(Workload::Synthetic { load, .. }) => load.searched(),
+            Some(Workload::Trace {
+                replay_concurrency: None,
+                ..
+            }) => named().filter(|l| *l == workload::SearchedLoad::Concurrency),
+            Some(Workload::Trace { .. }) => None,
+            None => named(),
+        }
+    }
+
+    /// The searched load ([`searched_load`](Self::searched_load)) and the smallest and
+    /// largest level its parameter takes, for display (`concurrency 4–128 (searched)`).
+    pub fn searched_load_bounds(&self) -> Option<(workload::SearchedLoad, f64, f64)> {
+        let load = self.searched_load()?;
+        let (_, spec) = self
+            .search_space
+            .parameters
+            .iter()
+            .find(|(name, _)| name == load.key())?;
+        Some((load, spec.min_value()?, spec.max_value()?))
+    }
 }
 
 impl Serialize for SweepConfig {
@@ -285,12 +331,24 @@ pub fn parse_partial(text: &str) -> Partial {
                 })
         }
     };
+    // The load the search space searches, read from its parameter names alone (the rest of
+    // the search space is checked with its block).
+    let searched = match &raw.search_space {
+        Ok(Some(s)) => s.parameters.as_ref().and_then(|m| {
+            m.0.iter()
+                .find_map(|(name, _)| workload::SearchedLoad::of_parameter(name))
+        }),
+        _ => None,
+    };
     let workload = if let Some(g) = target_goal {
         keep(
             errors,
             &mut failed[Block::Workload as usize],
-            raw.workload
-                .and_then(|w| w.as_ref().map(|w| workload::from_raw(w, &g)).transpose()),
+            raw.workload.and_then(|w| {
+                w.as_ref()
+                    .map(|w| workload::from_raw(w, &g, searched))
+                    .transpose()
+            }),
         )
     } else {
         // The workload's rules need the target; its structure error is still shown.

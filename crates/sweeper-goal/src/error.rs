@@ -362,11 +362,33 @@ pub enum ConfigError {
     },
     /// A synthetic workload of a scalar goal without a load.
     #[error(
-        "{path}: a synthetic workload needs one load: request_rate, concurrency or kv_load_ratio (only a pareto goal defaults to kv_load_ratio [0.0, 1.0])"
+        "{path}: a synthetic workload needs one load: request_rate, concurrency or kv_load_ratio, or a searched `search_space.parameters.concurrency` or `.request_rate` (only a pareto goal defaults to kv_load_ratio [0.0, 1.0])"
     )]
     LoadMissing {
         /// `workload`.
         path: String,
+    },
+    /// A workload that fixes a load while the search space searches one
+    /// (`search_space.parameters.concurrency` or `.request_rate`): the candidate would have two.
+    #[error(
+        "{path}: the workload fixes the load and search_space.parameters.{parameter} searches it; drop {path} to sweep the {parameter} levels, or drop the parameter to run at one load"
+    )]
+    LoadFixedAndSearched {
+        /// The workload's load key (`workload.concurrency`, `workload.kv_load_ratio`, ...).
+        path: String,
+        /// The searched load parameter (`concurrency` or `request_rate`).
+        parameter: String,
+    },
+    /// A searched load parameter (`concurrency`, `request_rate`) whose values cannot be a
+    /// load, or one the workload cannot take.
+    #[error("{path}: a searched {name} is the candidate's load, so {why}")]
+    LoadParameter {
+        /// `search_space.parameters.<name>`.
+        path: String,
+        /// `concurrency` or `request_rate`.
+        name: String,
+        /// What it must be instead.
+        why: String,
     },
     /// A `kv_load_ratio` list that is not exactly `[min, max]`.
     #[error(
@@ -614,6 +636,8 @@ impl ConfigError {
             | ConfigError::WorkloadShapeMissing { path }
             | ConfigError::MultipleLoads { path, .. }
             | ConfigError::LoadMissing { path }
+            | ConfigError::LoadFixedAndSearched { path, .. }
+            | ConfigError::LoadParameter { path, .. }
             | ConfigError::KvRangeLength { path, .. }
             | ConfigError::KvRangeOrder { path, .. }
             | ConfigError::KvRangeNeedsPareto { path, .. }
@@ -675,6 +699,8 @@ impl ConfigError {
             ConfigError::WorkloadShapeMissing { .. } => "workload_shape_missing",
             ConfigError::MultipleLoads { .. } => "multiple_loads",
             ConfigError::LoadMissing { .. } => "load_missing",
+            ConfigError::LoadFixedAndSearched { .. } => "load_fixed_and_searched",
+            ConfigError::LoadParameter { .. } => "load_parameter",
             ConfigError::KvRangeLength { .. } => "kv_range_length",
             ConfigError::KvRangeOrder { .. } => "kv_range_order",
             ConfigError::KvRangeNeedsPareto { .. } => "kv_range_needs_pareto",

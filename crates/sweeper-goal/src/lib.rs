@@ -74,6 +74,15 @@
 //!   names the missing `trace_path`; beside synthetic fields, one that says so. A synthetic workload of a scalar goal must set a load; only a
 //!   pareto goal defaults to the range `[0.0, 1.0]`. A trace workload under a pareto goal
 //!   gets no default range.
+//! - **A load searched as a parameter** (an extension; the workload block keeps every rule
+//!   of SPEC 5): a `search_space.parameters.concurrency` (whole numbers `> 0`) or
+//!   `.request_rate` (numbers `> 0`, open loop) is each candidate's load when the workload
+//!   fixes none ([`Load::Searched`], [`SweepConfig::searched_load`]), under any goal, in
+//!   place of the pareto default range; the run sends its level as the request's load, not
+//!   among the parameters. A workload that fixes a load as well is refused
+//!   (`load_fixed_and_searched`, naming both), as are two searched loads, and a searched
+//!   `request_rate` under a trace (which replays its own arrival times); a searched
+//!   `concurrency` is a trace's replay cap when `replay_concurrency` is not set.
 //! - **KV capacity** (SPEC 5): [`concurrency_for_ratio`] sums the capacity over replicas,
 //!   as SPEC 5 says. The command line's built-in model departs from it on purpose: a
 //!   request cannot span replicas, so it also refuses a candidate whose per-replica KV
@@ -187,4 +196,4 @@ pub use topology::{
     Backend, DEFAULT_GPUS_PER_WORKER, DeploymentMode, PinnedConfig, PinnedShape, TOPOLOGY_KEYS,
     TopologyConfig,
 };
-pub use workload::{Load, Workload};
+pub use workload::{Load, SearchedLoad, Workload};

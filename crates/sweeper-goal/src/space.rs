@@ -102,6 +102,16 @@ impl ParameterSpec {
         }
     }
 
+    /// The largest value of a numeric parameter.
+    pub fn max_value(&self) -> Option<f64> {
+        match self {
+            ParameterSpec::Values { values, .. } => values.last().copied(),
+            ParameterSpec::Int { hi, .. } => Some(*hi as f64),
+            ParameterSpec::Float { hi, .. } => Some(*hi),
+            ParameterSpec::Choices(_) => None,
+        }
+    }
+
     /// Whether the sampler should model it on a log scale.
     pub fn is_log(&self) -> bool {
         match self {
@@ -431,7 +441,11 @@ pub(crate) fn from_raw(s: &RawSearchSpace) -> Result<SearchSpaceConfig, ConfigEr
                     why: "the workload's kv_load_ratio is searched under that name".to_owned(),
                 });
             }
-            parameters.push((name.clone(), param_from_raw(name, p)?));
+            let spec = param_from_raw(name, p)?;
+            if let Some(load) = crate::workload::SearchedLoad::of_parameter(name) {
+                check_load_parameter(load, &path, &spec, &parameters)?;
+            }
+            parameters.push((name.clone(), spec));
         }
     }
     let topology = s.topology.as_ref().map(topology::from_raw).transpose()?;
@@ -492,6 +506,68 @@ pub(crate) fn from_raw(s: &RawSearchSpace) -> Result<SearchSpaceConfig, ConfigEr
         .map(|v| used_gpus(v, &space))
         .transpose()?;
     Ok(space)
+}
+
+/// A parameter named after a load (`concurrency`, `request_rate`) is the candidate's load
+/// when the workload fixes none (SPEC 5's workload block is unchanged): its values must be
+/// loads, and only one load is searched.
+fn check_load_parameter(
+    load: crate::workload::SearchedLoad,
+    path: &str,
+    spec: &ParameterSpec,
+    earlier: &[(String, ParameterSpec)],
+) -> Result<(), ConfigError> {
+    use crate::workload::SearchedLoad;
+    let name = load.key();
+    let fail = |why: String| ConfigError::LoadParameter {
+        path: path.to_owned(),
+        name: name.to_owned(),
+        why,
+    };
+    if let Some((other, _)) = earlier
+        .iter()
+        .find(|(n, _)| SearchedLoad::of_parameter(n).is_some())
+    {
+        return Err(fail(format!(
+            "a sweep searches one load and `{other}` is searched too; keep one of the two"
+        )));
+    }
+    let example = match load {
+        SearchedLoad::Concurrency => "`concurrency: {values: [4, 8, 16, 32, 64, 128]}`",
+        SearchedLoad::RequestRate => "`request_rate: {values: [0.5, 1, 2, 4]}`",
+    };
+    let (values, lo): (Vec<f64>, f64) = match spec {
+        ParameterSpec::Choices(_) => {
+            return Err(fail(format!(
+                "it takes numbers, not choices; e.g. {example}"
+            )));
+        }
+        ParameterSpec::Float { .. } if load == SearchedLoad::Concurrency => {
+            return Err(fail(format!(
+                "it counts whole requests in flight: use `values` or `int`, not `float`; e.g. {example}"
+            )));
+        }
+        ParameterSpec::Values { values, .. } => (
+            values.clone(),
+            values.iter().copied().fold(f64::INFINITY, f64::min),
+        ),
+        ParameterSpec::Int { lo, .. } => (Vec::new(), *lo as f64),
+        ParameterSpec::Float { lo, .. } => (Vec::new(), *lo),
+    };
+    if let Some(bad) = values
+        .iter()
+        .find(|v| load == SearchedLoad::Concurrency && v.fract() != 0.0)
+    {
+        return Err(fail(format!(
+            "its values are whole numbers of requests in flight, found {bad}; e.g. {example}"
+        )));
+    }
+    if lo <= 0.0 {
+        return Err(fail(format!(
+            "its values are > 0, found {lo}; e.g. {example}"
+        )));
+    }
+    Ok(())
 }
 
 fn used_gpus(v: &RawValue, space: &SearchSpaceConfig) -> Result<UsedGpus, ConfigError> {

@@ -26,6 +26,37 @@ pub enum Load {
         /// Upper end.
         max: f64,
     },
+    /// The workload sets no load and the search space searches one: each candidate runs at
+    /// the level its parameter of this name takes (`concurrency: {values: [4, 8, 16]}`), which
+    /// the run sends as the candidate's load, not among its parameters.
+    Searched(SearchedLoad),
+}
+
+/// A load searched as a candidate parameter of the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchedLoad {
+    /// `search_space.parameters.concurrency`: closed loop, whole numbers `> 0`.
+    Concurrency,
+    /// `search_space.parameters.request_rate`: open loop, requests per second `> 0`.
+    RequestRate,
+}
+
+impl SearchedLoad {
+    /// Both, in the order they are looked for.
+    pub const ALL: [SearchedLoad; 2] = [SearchedLoad::Concurrency, SearchedLoad::RequestRate];
+
+    /// The parameter's name, which is also the workload's key of the same load.
+    pub fn key(self) -> &'static str {
+        match self {
+            SearchedLoad::Concurrency => "concurrency",
+            SearchedLoad::RequestRate => "request_rate",
+        }
+    }
+
+    /// The searched load a parameter called `name` is, if it is one.
+    pub fn of_parameter(name: &str) -> Option<SearchedLoad> {
+        SearchedLoad::ALL.into_iter().find(|l| l.key() == name)
+    }
 }
 
 impl Load {
@@ -60,6 +91,15 @@ impl Load {
             Load::RequestRate(_) => "request_rate",
             Load::Concurrency(_) => "concurrency",
             Load::KvLoadRatio(_) | Load::KvLoadRange { .. } => "kv_load_ratio",
+            Load::Searched(l) => l.key(),
+        }
+    }
+
+    /// The searched load parameter, when the load is searched as one.
+    pub fn searched(&self) -> Option<SearchedLoad> {
+        match self {
+            Load::Searched(l) => Some(*l),
+            _ => None,
         }
     }
 }
@@ -119,7 +159,8 @@ impl Workload {
     }
 
     /// The block as configured (a defaulted pareto range is written out as
-    /// `kv_load_ratio: [0.0, 1.0]`), as the run loop sends it to evaluators.
+    /// `kv_load_ratio: [0.0, 1.0]`; a load searched as a parameter is not written, as it
+    /// was not), as the run loop sends it to evaluators.
     pub fn to_json_value(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
@@ -169,6 +210,7 @@ impl Serialize for Workload {
                     Load::KvLoadRange { min, max } => {
                         m.serialize_entry("kv_load_ratio", &[*min, *max])?;
                     }
+                    Load::Searched(_) => {}
                 }
             }
         }
@@ -197,8 +239,15 @@ fn positive_int(v: &RawValue, path: &str, what: &str, hint: &str) -> Result<u64,
     .map(|i| i as u64)
 }
 
-/// Validates a raw `workload:` block under a goal (the range rule needs the target).
-pub(crate) fn from_raw(w: &RawWorkload, goal: &Goal) -> Result<Workload, ConfigError> {
+/// Validates a raw `workload:` block under a goal (the range rule needs the target) and the
+/// load the search space searches, if any (`search_space.parameters.concurrency` or
+/// `.request_rate`): that load is the candidate's when the workload fixes none, and a
+/// workload that fixes one as well is refused.
+pub(crate) fn from_raw(
+    w: &RawWorkload,
+    goal: &Goal,
+    searched: Option<SearchedLoad>,
+) -> Result<Workload, ConfigError> {
     let p = "workload";
     let synthetic = [
         &w.isl,
@@ -228,6 +277,22 @@ pub(crate) fn from_raw(w: &RawWorkload, goal: &Goal) -> Result<Workload, ConfigE
                 tp,
                 "the trace path must not be empty",
             ));
+        }
+        match searched {
+            Some(SearchedLoad::RequestRate) => {
+                return Err(ConfigError::LoadParameter {
+                    path: "search_space.parameters.request_rate".to_owned(),
+                    name: "request_rate".to_owned(),
+                    why: "it needs a synthetic workload: a trace replays its own arrival times; search `concurrency` (the replay cap) instead, or replace trace_path by isl, osl and num_request_ratio".to_owned(),
+                });
+            }
+            Some(SearchedLoad::Concurrency) if w.replay_concurrency.is_some() => {
+                return Err(ConfigError::LoadFixedAndSearched {
+                    path: "workload.replay_concurrency".to_owned(),
+                    parameter: "concurrency".to_owned(),
+                });
+            }
+            _ => {}
         }
         let replay_concurrency = w
             .replay_concurrency
@@ -312,6 +377,12 @@ pub(crate) fn from_raw(w: &RawWorkload, goal: &Goal) -> Result<Workload, ConfigE
             keys: loads,
         });
     }
+    if let (Some(fixed), Some(searched)) = (loads.first(), searched) {
+        return Err(ConfigError::LoadFixedAndSearched {
+            path: format!("workload.{fixed}"),
+            parameter: searched.key().to_owned(),
+        });
+    }
     let load = if let Some(v) = &w.request_rate {
         Load::RequestRate(raw::positive(
             v,
@@ -323,10 +394,12 @@ pub(crate) fn from_raw(w: &RawWorkload, goal: &Goal) -> Result<Workload, ConfigE
             v,
             "workload.concurrency",
             "concurrency",
-            "concurrency is one fixed in-flight cap such as `concurrency: 64`; to search the load, use `kv_load_ratio: [min, max]` under a pareto goal",
+            "concurrency is one fixed in-flight cap such as `concurrency: 64`; to sweep levels, remove it here and search it as `search_space.parameters.concurrency: {values: [4, 8, 16]}`, or use `kv_load_ratio: [min, max]` under a pareto goal",
         )?)
     } else if let Some(v) = &w.kv_load_ratio {
         kv_load(v, goal)?
+    } else if let Some(searched) = searched {
+        Load::Searched(searched)
     } else if goal.is_pareto() {
         Load::KvLoadRange { min: 0.0, max: 1.0 }
     } else {

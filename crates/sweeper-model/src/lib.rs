@@ -148,7 +148,9 @@
 //! default). A shape the card refuses (`sweeper-cards`' rules) is *unsupported*, with the
 //! rule. Other parameters change nothing it computes: `sweeper validate` and `sweeper run`
 //! refuse a search space that searches one (see [`PARAMETERS`]), unless the block lists it
-//! under `ignore` (a label, swept on purpose; it still seeds the jitter). The load is the request's `concurrency`, or its `kv_load_ratio` converted with
+//! under `ignore` (a label, swept on purpose; it still seeds the jitter). The load is the request's `concurrency` (fixed, or the
+//! candidate's level of a searched `concurrency` parameter), its `request_rate` (the level of
+//! a searched `request_rate`, an open loop), or its `kv_load_ratio` converted with
 //! SPEC 5 (load role `aggregated`, or `decode` for a disaggregated candidate, attention-DP
 //! ranks multiplying the capacity); without either, the workload's `concurrency`,
 //! `kv_load_ratio` or `request_rate` (an open loop: the batch settles where completions
@@ -639,18 +641,24 @@ enum Load {
 }
 
 impl Load {
-    /// The request's own load first, then the workload's.
+    /// The request's own load first (a fixed or searched concurrency, a searched request
+    /// rate, a KV ratio), then the workload's.
     fn pick(request: &EvalRequest, work: &Workload) -> Result<Load, EvalOutcome> {
-        let load = match (request.concurrency, request.kv_load_ratio) {
-            (Some(c), _) => Load::Clients(c),
-            (None, Some(r)) => Load::Ratio(r),
-            (None, None) => match (work.concurrency, work.ratio, work.request_rate) {
+        let load = match (
+            request.concurrency,
+            request.request_rate,
+            request.kv_load_ratio,
+        ) {
+            (Some(c), _, _) => Load::Clients(c),
+            (None, Some(rate), _) => Load::Rate(rate),
+            (None, None, Some(r)) => Load::Ratio(r),
+            (None, None, None) => match (work.concurrency, work.ratio, work.request_rate) {
                 (Some(c), _, _) => Load::Clients(c),
                 (None, Some(r), _) => Load::Ratio(r),
                 (None, None, Some(rate)) => Load::Rate(rate),
                 (None, None, None) => {
                     return Err(EvalOutcome::Failed(
-                        "no load: neither the request nor its workload sets concurrency, kv_load_ratio or request_rate"
+                        "no load: neither the request nor its workload sets concurrency, kv_load_ratio or request_rate (a searched concurrency or request_rate parameter gives the candidate its load)"
                             .to_owned(),
                     ));
                 }
@@ -658,6 +666,9 @@ impl Load {
         };
         match load {
             Load::Clients(0) => Err(EvalOutcome::Failed("concurrency must be > 0".to_owned())),
+            Load::Rate(r) if !(r.is_finite() && r > 0.0) => Err(EvalOutcome::Failed(format!(
+                "request_rate must be a finite number > 0, got {r}"
+            ))),
             Load::Ratio(r) if !(r.is_finite() && r >= 0.0) => Err(EvalOutcome::Failed(format!(
                 "kv_load_ratio must be a finite number >= 0, got {r}"
             ))),
@@ -713,7 +724,7 @@ impl Workload {
         let (concurrency, ratio, request_rate) = match *load {
             L::Concurrency(c) => (Some(c), None, None),
             L::KvLoadRatio(r) => (None, Some(r).filter(|r| r.is_finite() && *r >= 0.0), None),
-            L::KvLoadRange { .. } => (None, None, None),
+            L::KvLoadRange { .. } | L::Searched(_) => (None, None, None),
             L::RequestRate(r) if r.is_finite() && r > 0.0 => (None, None, Some(r)),
             L::RequestRate(_) => {
                 return Err(EvalOutcome::Failed(

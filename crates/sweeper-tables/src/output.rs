@@ -140,6 +140,7 @@ impl ResultFile {
                 .chain(
                     ["kv_load_ratio", "concurrency", "kv_capacity_tokens"]
                         .into_iter()
+                        .filter(|k| !config.search_space.parameters.iter().any(|(n, _)| n == k))
                         .map(str::to_owned),
                 )
                 .collect(),
@@ -351,6 +352,10 @@ pub fn subtitle(config: &SweepConfig, title: &str, trials: usize) -> String {
                 Load::KvLoadRange { min, max } => {
                     format!("load {min}–{max} of KV capacity (searched)")
                 }
+                Load::Searched(l) => match config.searched_load_bounds() {
+                    Some((_, lo, hi)) => format!("{} {lo}–{hi} (searched)", l.key()),
+                    None => format!("{} (searched)", l.key()),
+                },
             });
         }
         Some(Workload::Trace {

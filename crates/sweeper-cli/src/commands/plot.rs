@@ -32,7 +32,9 @@ sweep is drawn as each trial's value and the best so far. Over-budget, infeasibl
 failed trials get marks of their own and are counted in the legend; those without a report
 are drawn in a strip under the chart. Every mark has a tooltip (trial, parameters,
 objective values, GPUs) shown on hover in a browser. The goal's SLA is drawn where an
-objective maps to it (an ITL bound of 50 ms is the line at 20 tok/s/user).
+objective maps to it (an ITL bound of 50 ms is the line at 20 tok/s/user). A sweep that
+searches its load (a `concurrency` or `request_rate` parameter) writes each front point's
+level beside it unless --label says otherwise.
 
 Axes are logarithmic for a latency and for data spanning more than 100x; --scale
 overrides that for every axis (log, linear) or for one (e2e_latency=linear).
@@ -107,6 +109,8 @@ struct Plot {
     front: bool,
     /// The default output file name.
     name: String,
+    /// The load a sweep's candidates searched as a parameter (its default label).
+    searched_load: Option<&'static str>,
     /// The default output directory.
     dir: PathBuf,
 }
@@ -131,7 +135,13 @@ pub(crate) fn run(args: &Args) -> CliResult {
         plot.chart.title.clone_from(title);
     }
     args.style.check(&plot.chart);
-    let options = args.style.options();
+    let searched = plot.searched_load.or_else(|| {
+        config
+            .as_ref()?
+            .searched_load()
+            .map(sweeper_goal::SearchedLoad::key)
+    });
+    let options = args.style.options_or(searched);
     let svg = if plot.front {
         frontier_svg(&plot.chart, &options)
     } else {
@@ -250,6 +260,10 @@ fn result_plot(result: &ResultFile, dir: PathBuf) -> Plot {
         front,
         name: if front { "front.svg" } else { "best.svg" }.to_owned(),
         dir,
+        searched_load: sweeper_goal::parse(&result.config.to_string())
+            .ok()
+            .and_then(|c| c.searched_load())
+            .map(sweeper_goal::SearchedLoad::key),
     }
 }
 
@@ -430,6 +444,7 @@ fn score_output_plot(
         front: pareto,
         name: default_name(&args.input),
         dir,
+        searched_load: None,
     })
 }
 
@@ -561,6 +576,7 @@ fn front_output_plot(
         front: true,
         name: default_name(&args.input),
         dir,
+        searched_load: None,
     })
 }
 
@@ -629,5 +645,6 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
         front: dims >= 2,
         name: default_name(&args.input),
         dir,
+        searched_load: None,
     })
 }

@@ -351,7 +351,14 @@ pub(crate) fn run(args: &Args) -> CliResult {
         Ok(result) => result,
         Err(RunError::Interrupted) => {
             drop(journal);
-            interrupted(&out_dir, &config, &title, &args.plot.options());
+            interrupted(
+                &out_dir,
+                &config,
+                &title,
+                &args
+                    .plot
+                    .options_or(config.searched_load().map(sweeper_goal::SearchedLoad::key)),
+            );
         }
         Err(e @ RunError::TooManyFailures { .. }) => {
             return Err(CliError::invalid(format!(
@@ -362,8 +369,16 @@ pub(crate) fn run(args: &Args) -> CliResult {
         }
         Err(e) => return Err(run_error(&e)),
     };
-    write_outputs_with(&out_dir, &config, &result, &title, &args.plot.options())
-        .map_err(|e| run_error(&e))?;
+    write_outputs_with(
+        &out_dir,
+        &config,
+        &result,
+        &title,
+        &args
+            .plot
+            .options_or(config.searched_load().map(sweeper_goal::SearchedLoad::key)),
+    )
+    .map_err(|e| run_error(&e))?;
     drop(journal);
 
     let t = &result.tallies;

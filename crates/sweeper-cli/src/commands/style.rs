@@ -7,7 +7,8 @@ use sweeper_plot::{Chart, PlotOptions, ScaleRule};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub(crate) struct StyleArgs {
     /// Write these parameters' values beside each front point (a scalar goal: each new
-    /// best), comma-separated, e.g. `tp,max_batch_size`.
+    /// best), comma-separated, e.g. `tp,max_batch_size` [default: the searched load,
+    /// `concurrency` or `request_rate`, when the sweep searches one; `--label ''` for none].
     #[arg(long, value_name = "KEYS", value_delimiter = ',')]
     label: Vec<String>,
     /// Colour the candidates by this parameter's value (a colour per value, or a ramp for
@@ -25,6 +26,18 @@ fn parse_scale(text: &str) -> Result<ScaleRule, String> {
 }
 
 impl StyleArgs {
+    /// The options, labelling the points by `searched_load` (the parameter a sweep searches
+    /// its load by, if any) unless `--label` was given.
+    pub(crate) fn options_or(&self, searched_load: Option<&str>) -> PlotOptions {
+        let mut options = self.options();
+        if self.label.is_empty()
+            && let Some(key) = searched_load
+        {
+            options.labels = vec![key.to_owned()];
+        }
+        options
+    }
+
     pub(crate) fn options(&self) -> PlotOptions {
         PlotOptions {
             labels: self

@@ -76,8 +76,22 @@ pub(crate) fn run(args: &Args) -> CliResult {
     print_stdout(&out)
 }
 
-fn load_json(w: Option<&Workload>) -> Value {
-    match w {
+/// A load searched as a parameter, as `validate` shows it: `concurrency [4..128] (searched)`.
+fn searched_text(cfg: &SweepConfig) -> Option<String> {
+    let (load, lo, hi) = cfg.searched_load_bounds()?;
+    let open = if load == sweeper_goal::SearchedLoad::RequestRate {
+        ", open loop"
+    } else {
+        ""
+    };
+    Some(format!("{} [{lo}..{hi}] (searched{open})", load.key()))
+}
+
+fn load_json(cfg: &SweepConfig) -> Value {
+    if let Some((load, lo, hi)) = cfg.searched_load_bounds() {
+        return json!({"kind": "searched", "parameter": load.key(), "min": lo, "max": hi});
+    }
+    match cfg.workload.as_ref() {
         None => Value::Null,
         Some(Workload::Trace {
             replay_concurrency, ..
@@ -89,6 +103,7 @@ fn load_json(w: Option<&Workload>) -> Value {
             Load::KvLoadRange { min, max } => {
                 json!({"kind": "kv_load_range", "min": min, "max": max})
             }
+            Load::Searched(l) => json!({"kind": "searched", "parameter": l.key()}),
         },
     }
 }
@@ -114,7 +129,7 @@ fn summary_json(path: &str, cfg: &SweepConfig) -> Value {
         "sampler_metrics": metrics,
         "sla": goal.sla().map(sweeper_goal::Sla::to_json_value),
         "workload": cfg.workload.as_ref().map(Workload::to_json_value),
-        "load": load_json(cfg.workload.as_ref()),
+        "load": load_json(cfg),
         "gpu_budget": cfg.search_space.gpu_budget,
         "pool": pool_json(cfg),
         "resolved": cfg.to_json_value(),
@@ -203,9 +218,11 @@ fn rows(cfg: &SweepConfig) -> Vec<(&'static str, String)> {
                 Load::KvLoadRange { min, max } => {
                     format!("kv_load_ratio [{min}, {max}] (searched)")
                 }
+                Load::Searched(l) => format!("{} (searched)", l.key()),
             },
         ),
     };
+    let load = searched_text(cfg).unwrap_or(load);
     rows.push(("workload", workload));
     rows.push(("load", load));
     let space = &cfg.search_space;

@@ -17,6 +17,7 @@ mod inputs;
 mod journal_trust;
 mod keep;
 mod labels;
+mod load;
 mod orphans;
 mod output_dir;
 mod plot;

@@ -349,11 +349,15 @@ impl Ledger {
 }
 
 /// Copies what the evaluator reports about the load it ran (and the GPUs, when the search
-/// space does not declare them) into the candidate's configuration.
+/// space does not declare them) into the candidate's configuration. A key the candidate
+/// already has (a searched `concurrency` level) keeps its value: the report's stays in the
+/// report (`report.concurrency` in the CSVs).
 pub(crate) fn record_load(config: &mut Map<String, Value>, report: &RawReport) {
     for key in ["concurrency", "kv_capacity_tokens"] {
         if let Some(v) = report.get(key) {
-            config.insert(key.into(), json_number(*v));
+            config
+                .entry(key.to_owned())
+                .or_insert_with(|| json_number(*v));
         }
     }
     if !config.contains_key("used_gpus") {

@@ -433,8 +433,10 @@ impl Engine<'_, '_> {
         mut evaluate: impl FnMut(&str) -> bool,
     ) -> Result<Prepared, RunError> {
         let config = self.config;
-        let (parameters, deployment) = space::candidate(trial, self.topology.as_ref());
+        let (mut parameters, deployment) = space::candidate(trial, self.topology.as_ref());
         let ratio = space::searched_ratio(trial);
+        // A searched load's level is the candidate's load, not a parameter the evaluator maps.
+        let level = space::take_level(config, &mut parameters);
         let topology_load = deployment
             .map(|d| space::topology_concurrency(config, &d, ratio))
             .transpose()
@@ -442,6 +444,10 @@ impl Engine<'_, '_> {
         let mut all_params = parameters.clone();
         if let Some(r) = ratio {
             all_params.insert(space::KV_LOAD_RATIO.into(), Value::from(r));
+        }
+        if let Ok(Some(l)) = level {
+            let (key, value) = l.entry();
+            all_params.insert(key, value);
         }
         if let Some(rec_params) = self.recorded(trial.id).and_then(|r| r.parameters.as_ref())
             && rec_params != &all_params
@@ -459,6 +465,9 @@ impl Engine<'_, '_> {
         let mut declared_gpus = None;
         match space::declared_gpus(config, &parameters) {
             Err(reason) => early = Some((Status::Failed, reason)),
+            Ok(_) if level.is_err() => {
+                early = Some((Status::Failed, level.clone().err().unwrap_or_default()));
+            }
             Ok(gpus) => {
                 declared_gpus = gpus;
                 match gpus {
@@ -473,7 +482,14 @@ impl Engine<'_, '_> {
                     }
                     _ if !evaluate(&key) => {}
                     _ => {
-                        let mut req = space::request(config, trial.id, parameters, ratio, gpus);
+                        let mut req = space::request(
+                            config,
+                            trial.id,
+                            parameters,
+                            ratio,
+                            level.clone().ok().flatten(),
+                            gpus,
+                        );
                         if let Ok(Some(c)) = topology_load {
                             req.concurrency = Some(c);
                         }

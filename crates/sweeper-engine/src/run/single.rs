@@ -60,6 +60,11 @@ pub fn evaluate_candidate(
             }
         }
     }
+    let level = space::take_level(config, &mut parameters).map_err(|detail| RunError::Space {
+        key: "--candidate".to_owned(),
+        detail,
+        source: None,
+    })?;
     let declared = space::declared_gpus(config, &parameters).map_err(|detail| RunError::Space {
         key: "search_space.used_gpus".to_owned(),
         detail,
@@ -83,10 +88,14 @@ pub fn evaluate_candidate(
     if let Some(r) = ratio {
         config_map.insert(space::KV_LOAD_RATIO.into(), number(r));
     }
+    if let Some(l) = level {
+        let (key, value) = l.entry();
+        config_map.insert(key, value);
+    }
     if let Some(g) = declared {
         config_map.insert("used_gpus".into(), Value::from(g));
     }
-    let mut request = space::request(config, 0, parameters, ratio, declared);
+    let mut request = space::request(config, 0, parameters, ratio, level, declared);
     if let Some(p) = provider {
         p.prepare(&SweepContext { config });
         p.decorate(&mut request);

@@ -5,8 +5,8 @@ use super::RunError;
 use crate::evaluator::EvalRequest;
 use serde_json::{Map, Value};
 use sweeper_goal::{
-    AlgorithmName, DeploymentMode, Load, ParameterSpec, SweepConfig, UsedGpus, Workload,
-    concurrency_for_ratio,
+    AlgorithmName, DeploymentMode, Load, ParameterSpec, SearchedLoad, SweepConfig, UsedGpus,
+    Workload, concurrency_for_ratio,
 };
 use sweeper_sampler::{ParamSpec, SearchSpace, Trial};
 use sweeper_topology::{Deployment, LatentKind, Pool};
@@ -291,12 +291,66 @@ pub(crate) fn declared_gpus(
     }
 }
 
-/// Builds the evaluator's candidate object for a set of parameters (and a searched ratio).
+/// The level of a load searched as a parameter ([`SweepConfig::searched_load`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Level {
+    /// In-flight requests, closed loop.
+    Concurrency(u64),
+    /// Requests per second, open loop.
+    RequestRate(f64),
+}
+
+impl Level {
+    /// The parameter's name and its value, as the candidate's configuration records it.
+    pub(crate) fn entry(self) -> (String, Value) {
+        match self {
+            Level::Concurrency(c) => (SearchedLoad::Concurrency.key().to_owned(), Value::from(c)),
+            Level::RequestRate(r) => (
+                SearchedLoad::RequestRate.key().to_owned(),
+                super::ledger::json_number(r),
+            ),
+        }
+    }
+}
+
+/// Takes the searched load's level out of a candidate's parameters: it travels as the
+/// request's load (`concurrency` or `request_rate`), not as a parameter. `Ok(None)` when
+/// the config searches no load; an error names a level that is no load (a candidate given
+/// by hand: `sweeper evaluate --candidate`).
+pub(crate) fn take_level(
+    config: &SweepConfig,
+    parameters: &mut Map<String, Value>,
+) -> Result<Option<Level>, String> {
+    let Some(load) = config.searched_load() else {
+        return Ok(None);
+    };
+    let key = load.key();
+    let Some(value) = parameters.remove(key) else {
+        return Ok(None);
+    };
+    let x = value.as_f64().filter(|x| x.is_finite() && *x > 0.0);
+    match (load, x) {
+        (SearchedLoad::Concurrency, Some(c)) if c.fract() == 0.0 && c < 9.0e15 => {
+            Ok(Some(Level::Concurrency(c as u64)))
+        }
+        (SearchedLoad::RequestRate, Some(r)) => Ok(Some(Level::RequestRate(r))),
+        (SearchedLoad::Concurrency, _) => Err(format!(
+            "concurrency = {value} is not a load: it is a whole number of requests in flight > 0"
+        )),
+        (SearchedLoad::RequestRate, _) => Err(format!(
+            "request_rate = {value} is not a load: it is a finite number of requests per second > 0"
+        )),
+    }
+}
+
+/// Builds the evaluator's candidate object for a set of parameters (and a searched ratio
+/// or a searched load's level).
 pub(crate) fn request(
     config: &SweepConfig,
     id: u64,
     parameters: Map<String, Value>,
     searched_ratio: Option<f64>,
+    level: Option<Level>,
     used_gpus: Option<u64>,
 ) -> EvalRequest {
     let (concurrency, kv_load_ratio) = match &config.workload {
@@ -306,7 +360,8 @@ pub(crate) fn request(
         }) => (*replay_concurrency, None),
         Some(Workload::Synthetic { load, .. }) => match load {
             Load::Concurrency(c) => (Some(*c), None),
-            Load::RequestRate(_) => (None, None),
+            // an open loop, or a level the request gets below
+            Load::RequestRate(_) | Load::Searched(_) => (None, None),
             Load::KvLoadRatio(r) => (None, Some(*r)),
             Load::KvLoadRange { .. } => (None, searched_ratio),
         },
@@ -315,6 +370,11 @@ pub(crate) fn request(
     request.used_gpus = used_gpus;
     request.concurrency = concurrency;
     request.kv_load_ratio = kv_load_ratio;
+    match level {
+        Some(Level::Concurrency(c)) => request.concurrency = Some(c),
+        Some(Level::RequestRate(r)) => request.request_rate = Some(r),
+        None => {}
+    }
     request.workload.clone_from(&config.workload);
     request.sla = config.goal.sla().copied();
     request

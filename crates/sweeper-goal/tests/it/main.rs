@@ -18,6 +18,7 @@ mod nesting;
 mod resolved;
 #[cfg(feature = "yaml")]
 mod roundtrip;
+mod searched_load;
 #[cfg(feature = "yaml")]
 mod slurm;
 #[cfg(feature = "yaml")]
