@@ -1,11 +1,13 @@
 //! Configs: `load_config`, `validate`, the `Config` and `Space` classes, and
 //! `sweeper.ConfigError`.
 //!
-//! A config is read with the checks of `sweeper validate`: `sweeper_goal::parse_all` (every
-//! block's first failure) and then `sweeper_eval::check_runnable` (the search space the
-//! sampler can hold, the built-in model's presets, the command's program). A failure is one
-//! `ConfigError` whose message is the command's (`FILE: invalid config: ...`, one line per
-//! failing block) and whose attributes are the first failure's.
+//! A config is read with the checks of `sweeper validate`, in one pass as it makes them:
+//! `sweeper_goal::parse_partial` (every block's first failure) and
+//! `sweeper_eval::check_runnable_partial` on the blocks that passed (the search space the
+//! sampler can hold, the built-in model's presets, the command's program), so that a
+//! misspelt target, a misspelt workload key and an unknown GPU come in one error. A failure
+//! is one `ConfigError` whose message is the command's (`FILE: invalid config: ...`, one
+//! line per failure) and whose attributes are the first failure's; `errors` lists them all.
 
 use crate::ConfigError as PyConfigError;
 use crate::convert;
@@ -241,14 +243,7 @@ fn source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
 
 /// One error as the dict of `ConfigError.errors`.
 fn error_dict<'py>(py: Python<'py>, e: &ConfigError) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("message", e.to_string())?;
-    d.set_item("path", e.path())?;
-    d.set_item("rule", e.rule())?;
-    let (line, column) = e.location().unzip();
-    d.set_item("line", line)?;
-    d.set_item("column", column)?;
-    Ok(d)
+    Failure::of_config(e).dict(py)
 }
 
 /// A `sweeper.ConfigError` with its attributes.
@@ -285,29 +280,75 @@ fn prefix(path: Option<&PathBuf>) -> String {
     }
 }
 
-fn from_errors(py: Python<'_>, path: Option<&PathBuf>, errors: &[ConfigError]) -> PyErr {
-    let message = match errors {
-        [e @ ConfigError::Io { .. }] => e.to_string(),
-        [e] => format!("{}: {e}", prefix(path)),
+/// One failure of a config as `ConfigError` reports it: its text, key path, rule and
+/// location.
+struct Failure {
+    message: String,
+    path: Option<String>,
+    rule: &'static str,
+    location: Option<(usize, usize)>,
+}
+
+impl Failure {
+    fn of_config(e: &ConfigError) -> Failure {
+        Failure {
+            message: e.to_string(),
+            path: e.path().map(str::to_owned),
+            rule: e.rule(),
+            location: e.location(),
+        }
+    }
+
+    /// A config that parses but cannot run (`check_runnable`).
+    fn of_run(e: &sweeper_engine::RunError) -> Failure {
+        let (key, rule) = match e {
+            sweeper_engine::RunError::Space { key, .. } => {
+                (key.clone(), "search_space_not_representable")
+            }
+            _ => ("evaluator".to_owned(), "evaluator_not_runnable"),
+        };
+        Failure {
+            message: e.to_string(),
+            path: Some(key),
+            rule,
+            location: None,
+        }
+    }
+
+    fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("message", &self.message)?;
+        d.set_item("path", self.path.as_deref())?;
+        d.set_item("rule", self.rule)?;
+        let (line, column) = self.location.unzip();
+        d.set_item("line", line)?;
+        d.set_item("column", column)?;
+        Ok(d)
+    }
+}
+
+/// Every failure of a config as one `ConfigError`, worded as `sweeper validate` words it:
+/// `FILE: invalid config: ...`, or `FILE: invalid config, N errors:` and one line each.
+fn from_failures(py: Python<'_>, path: Option<&PathBuf>, failures: &[Failure]) -> PyErr {
+    let message = match failures {
+        [f] if f.rule == "io" => f.message.clone(),
+        [f] => format!("{}: {}", prefix(path), f.message),
         _ => {
-            let mut m = format!("{}, {} errors:", prefix(path), errors.len());
-            for e in errors {
-                let _ = write!(m, "\n  {e}");
+            let mut m = format!("{}, {} errors:", prefix(path), failures.len());
+            for f in failures {
+                let _ = write!(m, "\n  {}", f.message);
             }
             m
         }
     };
-    let dicts = errors
-        .iter()
-        .filter_map(|e| error_dict(py, e).ok())
-        .collect();
-    let first = &errors[0];
+    let dicts = failures.iter().filter_map(|f| f.dict(py).ok()).collect();
+    let first = &failures[0];
     raise(
         py,
         message,
-        first.path(),
-        first.rule(),
-        first.location(),
+        first.path.as_deref(),
+        first.rule,
+        first.location,
         dicts,
     )
 }
@@ -316,27 +357,7 @@ fn from_errors(py: Python<'_>, path: Option<&PathBuf>, errors: &[ConfigError]) -
 /// Its `rule` is `search_space_not_representable` (with the parameter's key path) or
 /// `evaluator_not_runnable` (path `evaluator`).
 pub(crate) fn not_runnable(e: &sweeper_engine::RunError, path: Option<&PathBuf>) -> PyErr {
-    let (key, rule) = match e {
-        sweeper_engine::RunError::Space { key, .. } => {
-            (key.as_str(), "search_space_not_representable")
-        }
-        _ => ("evaluator", "evaluator_not_runnable"),
-    };
-    let message = format!("{}: {e}", prefix(path));
-    Python::attach(|py| {
-        let d = PyDict::new(py);
-        let filled = (|| -> PyResult<()> {
-            d.set_item("message", e.to_string())?;
-            d.set_item("path", key)?;
-            d.set_item("rule", rule)?;
-            d.set_item("line", py.None())?;
-            d.set_item("column", py.None())
-        })();
-        match filled {
-            Ok(()) => raise(py, message, Some(key), rule, None, vec![d]),
-            Err(err) => err,
-        }
-    })
+    Python::attach(|py| from_failures(py, path, &[Failure::of_run(e)]))
 }
 
 /// Reads and checks a config from a path or text.
@@ -348,13 +369,35 @@ pub(crate) fn load(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Config> {
             path: c.path.clone(),
         });
     }
-    let (parsed, path) = match source(obj)? {
-        Source::Path(p) => (sweeper_goal::from_path_all(&p), Some(p)),
-        Source::Text(t) => (sweeper_goal::parse_all(&t), None),
+    let (text, path) = match source(obj)? {
+        Source::Path(p) => match std::fs::read_to_string(&p) {
+            Ok(text) => (text, Some(p)),
+            Err(e) => {
+                let e = ConfigError::Io {
+                    path: p.clone(),
+                    source: e.into(),
+                };
+                return Err(from_failures(py, Some(&p), &[Failure::of_config(&e)]));
+            }
+        },
+        Source::Text(t) => (t, None),
     };
-    let config = parsed.map_err(|errors| from_errors(py, path.as_ref(), &errors))?;
-    sweeper_eval::check_runnable(&config).map_err(|e| not_runnable(&e, path.as_ref()))?;
-    Ok(Config { config, path })
+    // As `sweeper validate` does: every block on its own, then what a run checks before its
+    // first trial on the blocks that passed, all failures in one error.
+    let partial = sweeper_goal::parse_partial(&text);
+    let mut failures: Vec<Failure> = partial.errors.iter().map(Failure::of_config).collect();
+    failures.extend(
+        sweeper_eval::check_runnable_partial(&partial)
+            .iter()
+            .map(Failure::of_run),
+    );
+    if !failures.is_empty() {
+        return Err(from_failures(py, path.as_ref(), &failures));
+    }
+    Ok(Config {
+        config: partial.config,
+        path,
+    })
 }
 
 /// Reads a sweep config (YAML or JSON) from a path or from text, with every check of

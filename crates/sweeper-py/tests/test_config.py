@@ -65,6 +65,52 @@ def test_every_failing_block_is_reported_once():
     assert e.rule == "sla_missing"
 
 
+def test_every_block_and_the_checks_of_run_come_in_one_pass(cli, tmp_path):
+    # a misspelt target, a misspelt workload key and an unknown GPU: `sweeper validate`
+    # names all three in one run, and so does load_config, with the same words
+    text = (
+        "goal: {target: paretoo}\n"
+        "workload: {isl: 10, osl: 10, num_request_ratio: 1, concurency: 4}\n"
+        "evaluator: {builtin: {model: qwen3-32b-fp8, gpu: h201}}\n"
+    )
+    path = tmp_path / "three.yaml"
+    path.write_text(text)
+    code, out, err = cli("validate", path)
+    assert code == 1 and out == ""
+    with pytest.raises(sweeper.ConfigError) as info:
+        sweeper.load_config(path)
+    e = info.value
+    assert err.strip() == f"sweeper: error: {e}"
+    assert str(e).startswith(f"{path}: invalid config, 3 errors:")
+    assert [x["rule"] for x in e.errors] == ["unknown_target", "unknown_key", "evaluator_not_runnable"]
+    assert [x["path"] for x in e.errors] == ["goal.target", "workload.concurency", "evaluator"]
+    assert "h201" in e.errors[2]["message"]
+    # the first failure's attributes are the error's
+    assert (e.rule, e.path) == ("unknown_target", "goal.target")
+    # as text: the same failures, without the file name
+    with pytest.raises(sweeper.ConfigError) as info_text:
+        sweeper.load_config(text)
+    assert str(e) == f"{path}: {info_text.value}"
+    # and validate() raises the same
+    with pytest.raises(sweeper.ConfigError) as info_validate:
+        sweeper.validate(text)
+    assert str(info_validate.value) == str(info_text.value)
+
+
+def test_a_searched_concurrency_is_the_load():
+    c = sweeper.load_config(EXAMPLES / "concurrency-sweep.yaml")
+    assert c.space.names == ["tp", "concurrency"]
+    workload = c.to_dict()["workload"]
+    assert workload == {"isl": 1024, "osl": 1024, "num_request_ratio": 10}
+    with pytest.raises(sweeper.ConfigError) as info:
+        sweeper.load_config(
+            "workload: {isl: 10, osl: 10, num_request_ratio: 1, concurrency: 8}\n"
+            "search_space: {parameters: {concurrency: {values: [4, 8]}}}\n"
+        )
+    assert info.value.rule == "load_fixed_and_searched"
+    assert info.value.path == "workload.concurrency"
+
+
 def test_checks_beyond_the_schema_are_those_of_run(cli, tmp_path):
     # a command that does not exist, and a built-in preset that is unknown: validate
     # rejects both before any trial, and so does load_config
