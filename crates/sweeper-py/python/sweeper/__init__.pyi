@@ -42,7 +42,9 @@ class ConfigError(ValueError):
     column: Optional[int]
     """1-based column in the config text, when the parser knows it."""
     errors: list[dict[str, Any]]
-    """Every failing block's error: ``message``, ``path``, ``rule``, ``line``, ``column``."""
+    """Every failure, in one pass as ``sweeper validate`` finds them (each failing block's
+    first error, then what a run checks before its first trial: the search space, the
+    evaluator's presets or program): ``message``, ``path``, ``rule``, ``line``, ``column``."""
 
 class Infeasible(Exception):
     """Raise it from a ``run`` evaluator: the candidate is infeasible (the message says why)."""
@@ -88,8 +90,9 @@ def load_config(path_or_text: PathOrText) -> Config:
     """Reads and checks a sweep config (YAML or JSON) as ``sweeper validate`` does.
 
     A ``pathlib.Path`` is a path; a ``str`` is a path when it is one line naming an existing
-    file or ending in ``.yaml``/``.yml``/``.json``, and config text otherwise. Raises
-    ``ConfigError``."""
+    file or ending in ``.yaml``/``.yml``/``.json``, and config text otherwise. Raises one
+    ``ConfigError`` naming every failure (a misspelt target, a misspelt workload key and an
+    unknown GPU together), worded as ``sweeper validate`` words them."""
 
 def validate(path_or_text: PathOrText) -> dict[str, Any]:
     """The checks of ``load_config``; returns the fully resolved config as a dict."""
