@@ -47,7 +47,7 @@ pub(crate) struct ReadArgs {
     /// (`used_gpus`, `tp`). It fills `gpu_hours` = GPUs × `duration_ms` / 3,600,000 (a row
     /// without `duration_ms`: one nominal hour, so that tok/s/gpu is tok/s ÷ GPUs) and
     /// `used_gpus` when absent [default for a benchmark's file: its `used_gpus`, e.g.
-    /// vLLM's `--metadata used_gpus=8`].
+    /// vLLM's `--metadata used_gpus=8`, else the config's `search_space.used_gpus` rule].
     #[arg(long, value_name = "N|KEY", value_parser = Gpus::parse)]
     gpus: Option<Gpus>,
     /// Rows without `mean_output_token_throughput_per_user` get 1000 / `mean_tpot_ms` (one
@@ -57,13 +57,14 @@ pub(crate) struct ReadArgs {
 }
 
 impl ReadArgs {
-    /// The library's options.
-    pub(crate) fn options(&self) -> ReadOptions {
+    /// The library's options, with the sweep config's `used_gpus` rule.
+    pub(crate) fn options(&self, used_gpus: Option<&sweeper_goal::UsedGpus>) -> ReadOptions {
         ReadOptions {
             format: self.input_format.map(InputFormat::from),
             map: self.map.clone(),
             gpus: self.gpus.clone(),
             per_user_from_tpot: self.per_user_from_tpot,
+            used_gpus: used_gpus.cloned(),
         }
     }
 

@@ -60,6 +60,8 @@ pub(crate) struct Args {
     /// Output format on stdout (table or json).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    #[command(flatten)]
+    read: super::read_args::ReadArgs,
 }
 
 pub(crate) fn run(args: &Args) -> CliResult {
@@ -88,7 +90,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
             args.rate
         ));
     }
-    let candidates = candidates(&cfg, &args.input)?;
+    let candidates = candidates(&cfg, &args.input, &args.read)?;
     let options = RecommendOptions {
         rate_rps: args.rate,
         scale_replicas: args.scale_replicas,
@@ -115,7 +117,11 @@ pub(crate) fn run(args: &Args) -> CliResult {
 
 /// The candidates to choose from: a sweep's feasible ones (re-scored under `cfg`), or a
 /// reports file's rows within the budget and the strict SLA.
-fn candidates(cfg: &SweepConfig, input: &Path) -> Result<Vec<Candidate>, CliError> {
+fn candidates(
+    cfg: &SweepConfig,
+    input: &Path,
+    read: &super::read_args::ReadArgs,
+) -> Result<Vec<Candidate>, CliError> {
     let journal = if input.is_dir() {
         Some(input.join("journal.jsonl"))
     } else if input.file_name().is_some_and(|n| n == "journal.jsonl") {
@@ -133,7 +139,22 @@ fn candidates(cfg: &SweepConfig, input: &Path) -> Result<Vec<Candidate>, CliErro
         ));
         return Ok(result.evaluated);
     }
-    let rows = sweeper_tables::input::read_reports(input).map_err(|e| input_error(&e))?;
+    let mut table = sweeper_tables::input::ReportTable::open(&[input.to_owned()])
+        .map_err(|e| input_error(&e))?
+        .with_options(read.options(cfg.search_space.used_gpus.as_ref()));
+    let mut rows = Vec::new();
+    let notes = table
+        .scan(|row, _| rows.push(row))
+        .map_err(|e| input_error(&e))?;
+    super::read_args::note_formats(table.formats());
+    let benchmark = table
+        .formats()
+        .any(|(_, f)| f != sweeper_tables::input::InputFormat::Reports);
+    if read.given() || benchmark {
+        for n in notes {
+            note(&format!("warning: {n}"));
+        }
+    }
     let gpu = builtin_gpu(cfg);
     let scorer = Scorer::new(&cfg.goal).with_default_gpu(gpu.as_deref());
     let budget = cfg.search_space.gpu_budget as f64;

@@ -595,9 +595,9 @@ fn read_rows(
             }
         }
     }
-    Ok(Source::Reports(
-        ReportTable::new(inputs).with_options(read.options()),
-    ))
+    Ok(Source::Reports(ReportTable::new(inputs).with_options(
+        read.options(cfg.search_space.used_gpus.as_ref()),
+    )))
 }
 
 /// The trials that came with a report, as rows: feasible ones, and infeasible ones that

@@ -451,3 +451,76 @@ fn plot_reads_a_column_under_the_name_map_gives_it() {
     let svg = std::fs::read_to_string(&out).unwrap();
     assert!(svg.contains("tpot_ms"), "the axis is named as renamed");
 }
+
+/// A vLLM result of `tp` GPUs (given by `--metadata tp=N`) that met the SLA at `goodput`
+/// requests/s over a 125 s run.
+fn vllm_run(tp: u32, goodput: f64) -> String {
+    serde_json::json!({
+        "date": "20261201-101500", "endpoint_type": "openai", "backend": "openai",
+        "model_id": "m", "tokenizer_id": "m", "num_prompts": 500, "tp": tp.to_string(),
+        "request_rate": 4.0, "burstiness": 1.0, "max_concurrency": null, "duration": 125.0,
+        "completed": 500, "failed": 0, "request_throughput": 4.0, "request_goodput": goodput,
+        "output_throughput": 1024.0, "mean_ttft_ms": 300.0, "mean_tpot_ms": 20.0,
+        "mean_itl_ms": 19.0, "p99_ttft_ms": 900.0
+    })
+    .to_string()
+}
+
+#[test]
+fn the_configs_used_gpus_rule_counts_a_benchmarks_gpus_and_recommend_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c.yaml");
+    std::fs::write(
+        &config,
+        "goal:\n  target: min_gpus\n  min_goodput_rps: 3.8\n  sla: {ttft_ms: 2000, itl_ms: 30}\n\
+         search_space:\n  gpu_budget: 8\n  used_gpus: [tp]\n  parameters:\n    tp: {values: [1, 2]}\n",
+    )
+    .unwrap();
+    let (one, two) = (dir.path().join("tp1.json"), dir.path().join("tp2.json"));
+    std::fs::write(&one, vllm_run(1, 2.0)).unwrap();
+    std::fs::write(&two, vllm_run(2, 5.0)).unwrap();
+    let run = sweeper([
+        "score",
+        "--config",
+        config.to_str().unwrap(),
+        one.to_str().unwrap(),
+        two.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for c in json(&run.stdout).as_array().unwrap() {
+        let tp = c["config"]["tp"].as_f64().unwrap();
+        assert_eq!(c["used_gpus"].as_f64(), Some(tp), "{c}");
+        let gpu_hours = c["metrics"]["gpu_hours"].as_f64().unwrap();
+        assert!(close(gpu_hours, tp * 125.0 / 3600.0), "{c}");
+        // vLLM's request_goodput is the requests/s that met the SLA: min_gpus reads it
+        assert!(
+            c["metrics"]["goodput_request_throughput_rps"]
+                .as_f64()
+                .unwrap()
+                > 0.0
+        );
+    }
+    let run = sweeper([
+        "recommend",
+        "--config",
+        config.to_str().unwrap(),
+        two.to_str().unwrap(),
+        "--rate",
+        "4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("read as vllm bench serve --save-result"),
+        "{}",
+        run.stderr
+    );
+    let answer = json(&run.stdout);
+    assert_eq!(answer["outcome"], "found");
+    assert_eq!(answer["best"]["candidate"]["config"]["tp"], 2);
+    assert_eq!(answer["best"]["candidate"]["used_gpus"], 2.0);
+}

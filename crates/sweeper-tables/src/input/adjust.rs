@@ -10,6 +10,8 @@
 //!   `avg_gpu` is `G` exactly (and `cost_per_mtok`, which reads the same ratio, is that of
 //!   `G` GPUs); such rows are counted in a note, since their `duration_ms` is not the run's.
 //!   A row that has `gpu_hours` keeps it. `used_gpus` is set to `G` when the row has none.
+//!   `G` is [`ReadOptions::gpus`], else (a benchmark's file) the row's `used_gpus`, filled
+//!   first from the sweep config's rule ([`ReadOptions::used_gpus`]) when it has none.
 //! - **tok/s/user from TPOT.** A row without `mean_output_token_throughput_per_user` but
 //!   with a positive `mean_tpot_ms` gets `1000 / mean_tpot_ms` (one user's decode rate):
 //!   always for a benchmark's file, and for sweeper's reports when asked
@@ -64,6 +66,10 @@ pub struct ReadOptions {
     pub gpus: Option<Gpus>,
     /// Derive tok/s/user from `mean_tpot_ms` in sweeper's reports too.
     pub per_user_from_tpot: bool,
+    /// The sweep config's `search_space.used_gpus` rule (a product of parameters or a
+    /// fixed count): a row whose GPU count is read from `used_gpus` and that has none gets
+    /// it from the rule first (vLLM's `--metadata tp=4` with `used_gpus: [tp]`).
+    pub used_gpus: Option<sweeper_goal::UsedGpus>,
 }
 
 impl ReadOptions {
@@ -210,6 +216,9 @@ pub(super) fn derive(
     {
         report.insert(THROUGHPUT_PER_USER.to_owned(), 1000.0 / tpot);
     }
+    if matches!(&options.gpus, None | Some(Gpus::Key(_))) {
+        sweeper_engine::run::fill_used_gpus(config, options.used_gpus.as_ref());
+    }
     let gpus = match &options.gpus {
         Some(Gpus::Count(n)) => Some(*n),
         Some(Gpus::Key(key)) => Some(gpu_count(place, key, config, report)?),
@@ -342,6 +351,30 @@ mod tests {
         assert_eq!(Gpus::parse("8"), Ok(Gpus::Count(8.0)));
         assert_eq!(Gpus::parse("tp"), Ok(Gpus::Key("tp".to_owned())));
         assert!(Gpus::parse("0").unwrap_err().contains("positive"));
+    }
+
+    #[test]
+    fn the_configs_used_gpus_rule_gives_a_benchmark_rows_gpu_count() {
+        let options = ReadOptions {
+            used_gpus: Some(sweeper_goal::UsedGpus::Product(vec![
+                "tp".to_owned(),
+                "dp".to_owned(),
+            ])),
+            ..ReadOptions::default()
+        };
+        let mut config = Map::from_iter([
+            ("tp".to_owned(), Value::from(2)),
+            ("dp".to_owned(), Value::from(2)),
+        ]);
+        let mut report = BTreeMap::from([(DURATION_MS.to_owned(), 3_600_000.0)]);
+        derive(place(), &options, true, &mut config, &mut report).unwrap();
+        assert_eq!(config[USED_GPUS], 4);
+        assert_eq!(report[GPU_HOURS], 4.0);
+        // sweeper's own reports are left as they are without --gpus
+        let mut config = Map::from_iter([("tp".to_owned(), Value::from(2))]);
+        let mut report = BTreeMap::from([(DURATION_MS.to_owned(), 3_600_000.0)]);
+        derive(place(), &options, false, &mut config, &mut report).unwrap();
+        assert!(!report.contains_key(GPU_HOURS));
     }
 
     #[test]
