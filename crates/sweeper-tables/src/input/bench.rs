@@ -20,11 +20,14 @@
 //! `output_throughput_tok_s`, `duration` in s → `duration_ms`, ...). The GPU count is in
 //! none of these files: [`super::ReadOptions::gpus`] gives it (see [`super::adjust`]).
 
-use super::{InputError, Place};
+use super::adjust::{MapSeen, ReadOptions, derive};
+use super::reports::{at, checked_row, rewind};
+use super::{InputError, Place, ReportRow, TableFormat};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::Path;
+use sweeper_score::Report;
 
 /// What a report input is read as (`--input-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -509,6 +512,103 @@ fn time_unit_ms(unit: &str) -> Option<f64> {
         "s" | "sec" => 1000.0,
         _ => return None,
     })
+}
+
+/// What the input is read as: the format asked for, else the one its content shows (a
+/// JSON object whose keys only one benchmark writes).
+pub(super) fn format_of<R: Read + Seek>(
+    path: &Path,
+    input: &mut R,
+    sniffed: TableFormat,
+    forced: Option<InputFormat>,
+) -> Result<InputFormat, InputError> {
+    if let Some(format) = forced {
+        if format != InputFormat::Reports && sniffed != TableFormat::JsonLines {
+            return Err(InputError::Format {
+                path: path.to_owned(),
+                detail: format!(
+                    "--input-format {} reads the JSON that {} writes; this input is not a JSON \
+                     object",
+                    format.name(),
+                    format.writer()
+                ),
+            });
+        }
+        return Ok(format);
+    }
+    if sniffed != TableFormat::JsonLines {
+        return Ok(InputFormat::Reports);
+    }
+    rewind(path, input)?;
+    let found = detect_json(&mut *input).map_err(|source| InputError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    match found {
+        Some(Detected::Bench(format)) => Ok(format),
+        Some(Detected::Ambiguous) => Err(InputError::Format {
+            path: path.to_owned(),
+            detail: "a benchmark result without the keys that tell vLLM's from SGLang's; give \
+                     --input-format vllm or --input-format sglang"
+                .to_owned(),
+        }),
+        Some(Detected::Reports) | None => Ok(InputFormat::Reports),
+    }
+}
+
+/// The rows of a benchmark's file (read whole; see [`super::bench`]).
+pub(super) fn bench_rows<R: Read>(
+    path: &Path,
+    reader: R,
+    format: InputFormat,
+    first_row: usize,
+    options: &ReadOptions,
+    seen: &mut MapSeen,
+    nominal: &mut usize,
+) -> Result<Vec<ReportRow>, InputError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_BENCH_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| InputError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_BENCH_BYTES {
+        return Err(InputError::Format {
+            path: path.to_owned(),
+            detail: format!(
+                "a {} file over {} MiB; split it (one result per file or line)",
+                format.writer(),
+                MAX_BENCH_BYTES >> 20
+            ),
+        });
+    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| super::stream::not_utf8(path, &super::stream::utf8_detail(&e, 0)))?;
+    let mut rows = Vec::new();
+    for (mut place, mut value) in results(path, text)? {
+        place.row += first_row;
+        let shape = |detail: String| InputError::Format {
+            path: path.to_owned(),
+            detail: format!("{place}: {detail}"),
+        };
+        if let Value::Object(object) = &mut value {
+            options.rename(object, seen).map_err(shape)?;
+        }
+        let (mut config, report) = bench_row(format, &value).map_err(shape)?;
+        let report = Report::from_json(place.row, &Value::Object(report.into_iter().collect()))
+            .map_err(|e| at(place, e))?;
+        let mut metrics: BTreeMap<String, f64> =
+            report.iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        let derived = derive(place, options, true, &mut config, &mut metrics)?;
+        if derived.nominal_hour {
+            *nominal += 1;
+        }
+        let report = Report::from_map(place.row, metrics).map_err(|e| at(place, e))?;
+        rows.push(checked_row(place, config, report)?);
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]

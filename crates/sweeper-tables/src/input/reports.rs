@@ -14,7 +14,7 @@
 //! ([`ReportTable::fetch`]), so that a caller holds a few numbers per row, not the rows.
 
 use super::adjust::{MapSeen, ReadOptions, TPOT, derive};
-use super::bench::{Detected, InputFormat, MAX_BENCH_BYTES, bench_row, detect_json, results};
+use super::bench::{InputFormat, bench_rows, format_of};
 use super::csv_table::{RecordReader, RecordRef, for_each_text_row};
 use super::json::{RowFaults, for_each_element, for_each_line, line_at};
 use super::stream::head;
@@ -373,7 +373,7 @@ impl<R: Read + Seek> Iterator for Fetch<'_, R> {
     }
 }
 
-fn rewind<R: Seek>(path: &Path, input: &mut R) -> Result<(), InputError> {
+pub(super) fn rewind<R: Seek>(path: &Path, input: &mut R) -> Result<(), InputError> {
     input
         .seek(SeekFrom::Start(0))
         .map(drop)
@@ -394,48 +394,6 @@ struct Scan<'a> {
     nominal: &'a mut usize,
     /// Set to what the input is read as.
     format: &'a mut InputFormat,
-}
-
-/// What the input is read as: the format asked for, else the one its content shows (a
-/// JSON object whose keys only one benchmark writes).
-fn format_of<R: Read + Seek>(
-    path: &Path,
-    input: &mut R,
-    sniffed: TableFormat,
-    forced: Option<InputFormat>,
-) -> Result<InputFormat, InputError> {
-    if let Some(format) = forced {
-        if format != InputFormat::Reports && sniffed != TableFormat::JsonLines {
-            return Err(InputError::Format {
-                path: path.to_owned(),
-                detail: format!(
-                    "--input-format {} reads the JSON that {} writes; this input is not a JSON \
-                     object",
-                    format.name(),
-                    format.writer()
-                ),
-            });
-        }
-        return Ok(format);
-    }
-    if sniffed != TableFormat::JsonLines {
-        return Ok(InputFormat::Reports);
-    }
-    rewind(path, input)?;
-    let found = detect_json(&mut *input).map_err(|source| InputError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    match found {
-        Some(Detected::Bench(format)) => Ok(format),
-        Some(Detected::Ambiguous) => Err(InputError::Format {
-            path: path.to_owned(),
-            detail: "a benchmark result without the keys that tell vLLM's from SGLang's; give \
-                     --input-format vllm or --input-format sglang"
-                .to_owned(),
-        }),
-        Some(Detected::Reports) | None => Ok(InputFormat::Reports),
-    }
 }
 
 /// Reads one input of a table (its rows numbered from `scan.first_row`); returns what is
@@ -609,61 +567,6 @@ fn is_report_column(name: &str) -> bool {
     KNOWN_METRICS.contains(&name) || name == TPOT
 }
 
-/// The rows of a benchmark's file (read whole; see [`super::bench`]).
-fn bench_rows<R: Read>(
-    path: &Path,
-    reader: R,
-    format: InputFormat,
-    first_row: usize,
-    options: &ReadOptions,
-    seen: &mut MapSeen,
-    nominal: &mut usize,
-) -> Result<Vec<ReportRow>, InputError> {
-    let mut bytes = Vec::new();
-    reader
-        .take(MAX_BENCH_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| InputError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-    if bytes.len() as u64 > MAX_BENCH_BYTES {
-        return Err(InputError::Format {
-            path: path.to_owned(),
-            detail: format!(
-                "a {} file over {} MiB; split it (one result per file or line)",
-                format.writer(),
-                MAX_BENCH_BYTES >> 20
-            ),
-        });
-    }
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| super::stream::not_utf8(path, &super::stream::utf8_detail(&e, 0)))?;
-    let mut rows = Vec::new();
-    for (mut place, mut value) in results(path, text)? {
-        place.row += first_row;
-        let shape = |detail: String| InputError::Format {
-            path: path.to_owned(),
-            detail: format!("{place}: {detail}"),
-        };
-        if let Value::Object(object) = &mut value {
-            options.rename(object, seen).map_err(shape)?;
-        }
-        let (mut config, report) = bench_row(format, &value).map_err(shape)?;
-        let report = Report::from_json(place.row, &Value::Object(report.into_iter().collect()))
-            .map_err(|e| at(place, e))?;
-        let mut metrics: BTreeMap<String, f64> =
-            report.iter().map(|(k, v)| (k.to_owned(), v)).collect();
-        let derived = derive(place, options, true, &mut config, &mut metrics)?;
-        if derived.nominal_hour {
-            *nominal += 1;
-        }
-        let report = Report::from_map(place.row, metrics).map_err(|e| at(place, e))?;
-        rows.push(checked_row(place, config, report)?);
-    }
-    Ok(rows)
-}
-
 /// Checks that a CSV input of a table has the columns of the table's first CSV input.
 fn same_columns(
     path: &Path,
@@ -746,7 +649,7 @@ pub fn for_each_report(
 }
 
 /// Turns a scorer error about one candidate into an input error at its place.
-fn at(place: Place, err: ScoreError) -> InputError {
+pub(super) fn at(place: Place, err: ScoreError) -> InputError {
     match err {
         ScoreError::NanReport { key, .. } => InputError::Value {
             place,
@@ -766,7 +669,7 @@ fn at(place: Place, err: ScoreError) -> InputError {
     }
 }
 
-fn checked_row(
+pub(super) fn checked_row(
     place: Place,
     config: Map<String, Value>,
     report: Report,
