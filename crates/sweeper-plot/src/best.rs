@@ -15,7 +15,13 @@ use sweeper_goal::Direction;
 /// (the chart's one objective) and the best value so far, in the objective's direction.
 /// Trials that are not feasible are drawn with their own marks (at their value when they
 /// have one, else in the row under the axis at their trial number) and counted.
+///
+/// A chart with a goodput floor ([`Chart::floor`], a `min_gpus` goal) is drawn as
+/// [`min_gpus_svg`](crate::min_gpus_svg) instead: GPUs against goodput.
 pub fn best_by_trial_svg(chart: &Chart, options: &PlotOptions) -> String {
+    if chart.floor.is_some() {
+        return crate::sizing::min_gpus_svg(chart, options);
+    }
     let ctx = Ctx::new(chart, options);
     let placed: Vec<&PlotPoint> = chart.points.iter().filter(|p| p.placed(1)).collect();
     if !placed.iter().any(|p| p.outcome == Outcome::Feasible) {

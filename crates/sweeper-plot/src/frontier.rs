@@ -130,6 +130,9 @@ pub(crate) fn draw_panel(svg: &mut Svg, ctx: &Ctx, frame: Rect, yi: usize, xi: u
         )
     };
     draw_bounds(svg, ctx, plot, &x_axis, xi, &y_axis, yi);
+    if line {
+        crate::corner::draw_best_corner(svg, plot, &xo, &yo);
+    }
 
     let at = |p: &PlotPoint| p.pair(xi, yi).map(to_px);
     for p in ctx

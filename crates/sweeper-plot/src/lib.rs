@@ -1,6 +1,6 @@
-//! `sweeper-plot`: the plots of a sweep — the frontier of a pareto goal and the best score
-//! by trial of a scalar one — as self-contained SVG documents, and (feature `png`) as PNG
-//! images.
+//! `sweeper-plot`: the plots of a sweep — the frontier of a pareto goal, the best score
+//! by trial of a scalar one, GPUs against goodput for `min_gpus` — as self-contained SVG
+//! documents, and (feature `png`) as PNG images.
 //!
 //! Layer 3 of sweeper, beside the sampler: on `sweeper-goal` (objectives, directions, the
 //! SLA) and `sweeper-score` (the encoding of non-finite numbers) only; a [`Chart`] in, text
@@ -29,6 +29,11 @@
 //! - the goal's SLA where an objective maps to it ([`sla_bounds`]): an ITL bound of 50 ms is
 //!   the line at 20 tok/s/user, an end-to-end bound the line on the `e2e_latency` axis; the
 //!   side that misses it is shaded;
+//! - with two objectives, the best corner marked (`best corner ↘` for a cost against
+//!   tok/s/user); `cost_per_mtok`'s unit spelt out as `$ per 1M output tokens`;
+//! - for a `min_gpus` goal ([`Chart::floor`]), GPUs against goodput instead of the best by
+//!   trial ([`min_gpus_svg`]): the floor a line, the candidates that reach it apart, the
+//!   fewest-GPU one that reaches it ringed;
 //! - a title and a subtitle (model, GPU, ISL/OSL, load, budget, SLA, where known);
 //! - a log axis for a latency or for any data spanning more than 100× (see [`Scale`]);
 //!   each axis says which way is better (`↑ better`, `→ better`, ...);
@@ -68,12 +73,14 @@ mod axis;
 mod best;
 mod compare;
 mod context;
+mod corner;
 mod error;
 mod frontier;
 mod legend;
 mod parts;
 #[cfg(feature = "png")]
 mod png;
+mod sizing;
 mod style;
 mod svg;
 
@@ -88,6 +95,7 @@ pub use best::best_by_trial_svg;
 pub use compare::{Series, compare_svg, compare_title};
 pub use error::PlotError;
 pub use frontier::frontier_svg;
+pub use sizing::min_gpus_svg;
 
 use axis::compact;
 use serde_json::Value;
@@ -121,12 +129,13 @@ impl PlotObjective {
         PlotObjective::new(objective.name(), objective.unit(), objective.direction())
     }
 
-    /// The axis label: `name (unit)`, or the name alone.
+    /// The axis label: `name (unit)`, or the name alone; a unit in short (`$/Mtok`) is
+    /// spelt out (`$ per 1M output tokens`).
     pub fn label(&self) -> String {
         if self.unit.is_empty() {
             self.name.clone()
         } else {
-            format!("{} ({})", self.name, self.unit)
+            format!("{} ({})", self.name, axis_unit(&self.unit))
         }
     }
 
@@ -148,6 +157,15 @@ impl PlotObjective {
             (false, false) => "↑ better",
             (false, true) => "↓ better",
         }
+    }
+}
+
+/// A unit as an axis title spells it: `$/Mtok` (the unit of `cost_per_mtok`) is dollars
+/// per million output tokens; every other unit is shown as it is.
+fn axis_unit(unit: &str) -> &str {
+    match unit {
+        "$/Mtok" => "$ per 1M output tokens",
+        other => other,
     }
 }
 
@@ -412,6 +430,10 @@ pub struct Chart {
     pub points: Vec<PlotPoint>,
     /// SLA lines.
     pub bounds: Vec<Bound>,
+    /// The goodput floor (`min_goodput_rps`, requests/s) of a `min_gpus` goal: with it, a
+    /// chart of one objective (the goodput) is drawn by [`min_gpus_svg`], GPUs against
+    /// goodput.
+    pub floor: Option<f64>,
 }
 
 impl Chart {
@@ -424,6 +446,7 @@ impl Chart {
             objectives,
             points: Vec::new(),
             bounds: Vec::new(),
+            floor: None,
         }
     }
 

@@ -16,8 +16,8 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use sweeper_engine::run::{RunError, RunResult, Status, Tallies, TrialResult};
-use sweeper_goal::{Direction, Load, Objective, SweepConfig, Workload};
-use sweeper_score::{Candidate, Report, objective_value};
+use sweeper_goal::{Direction, Load, Objective, Price, SweepConfig, Workload};
+use sweeper_score::{Candidate, Report, Scorer, objective_value};
 
 /// One objective of the goal, as written in `result.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -280,6 +280,9 @@ pub fn chart_of(file: &ResultFile) -> Chart {
         .collect();
     let keys = file.trial_config_keys();
     let front = file.kind == ResultKind::Front;
+    let config = sweeper_goal::parse(&file.config.to_string()).ok();
+    let value_of =
+        |t: &TrialResult, report: &Report, o: Objective| goal_value(config.as_ref(), t, report, o);
     let points = file
         .trials
         .iter()
@@ -304,7 +307,7 @@ pub fn chart_of(file: &ResultFile) -> Chart {
                 .and_then(|report| {
                     goal_objectives
                         .iter()
-                        .map(|o| o.map(|o| objective_value(&report, o)))
+                        .map(|o| o.map(|o| value_of(t, &report, o)))
                         .collect::<Option<Vec<f64>>>()
                 });
             let from_candidate = || {
@@ -326,7 +329,6 @@ pub fn chart_of(file: &ResultFile) -> Chart {
             point
         })
         .collect();
-    let config = sweeper_goal::parse(&file.config.to_string()).ok();
     let mut chart = Chart::new(file.title.clone(), objectives);
     chart.points = points;
     if let Some(config) = &config {
@@ -334,8 +336,32 @@ pub fn chart_of(file: &ResultFile) -> Chart {
         if let Some(sla) = config.goal.sla() {
             chart.bounds = crate::plot::sla_bounds(sla, &chart.objectives);
         }
+        if !front {
+            chart.floor = config.goal.min_goodput_rps();
+        }
     }
     chart
+}
+
+/// The value of a goal objective for a trial's report as the run scored it: with the
+/// goal's price for `cost_per_mtok` (at the trial's GPU, or the built-in evaluator's), so
+/// that the plot shows the dollars `result.json` holds; the value at $1 per GPU-hour when
+/// the config is unreadable or has no price for the trial's GPU.
+fn goal_value(
+    config: Option<&SweepConfig>,
+    trial: &TrialResult,
+    report: &Report,
+    objective: Objective,
+) -> f64 {
+    let Some(config) = config else {
+        return objective_value(report, objective);
+    };
+    let gpu = sweeper_engine::run::builtin_gpu(config);
+    let index = usize::try_from(trial.trial).unwrap_or(usize::MAX);
+    Scorer::new(&config.goal)
+        .with_default_gpu(gpu.as_deref())
+        .value(index, &trial.config, report, objective)
+        .unwrap_or_else(|_| objective_value(report, objective))
 }
 
 /// The line under a plot's title: ISL/OSL and load (or the trace), the GPU budget when the
@@ -382,10 +408,28 @@ pub fn subtitle(config: &SweepConfig, title: &str, trials: usize) -> String {
             parts.push(text);
         }
     }
+    if let Some(floor) = config.goal.min_goodput_rps() {
+        parts.push(format!("goodput floor {floor} req/s"));
+    }
+    if let Some(price) = config.goal.price_per_gpu_hour() {
+        parts.push(price_text(price));
+    }
     if trials > 0 {
         parts.push(format!("{trials} trials"));
     }
     parts.join(" · ")
+}
+
+/// The price `cost_per_mtok` is reckoned at, for a subtitle: `$3.5 per GPU-hour`, or
+/// `$ per GPU-hour: b200 5, h200 3.5`.
+fn price_text(price: &Price) -> String {
+    match price {
+        Price::Flat(p) => format!("${p} per GPU-hour"),
+        Price::PerGpu(map) => {
+            let each: Vec<String> = map.iter().map(|(gpu, p)| format!("{gpu} {p}")).collect();
+            format!("$ per GPU-hour: {}", each.join(", "))
+        }
+    }
 }
 
 /// A candidate as `result.json` writes it: the [`Candidate`] object, and from the report of

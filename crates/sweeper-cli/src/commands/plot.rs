@@ -15,8 +15,8 @@ use sweeper_plot::{
     Chart, Outcome, Param, PlotObjective, PlotPoint, best_by_trial_svg, frontier_svg, png_from_svg,
     sla_bounds,
 };
-use sweeper_score::Candidate;
-use sweeper_tables::input::{read_bytes, read_numeric_columns};
+use sweeper_score::{Candidate, Scorer};
+use sweeper_tables::input::{NumericTable, read_bytes, read_numeric_columns};
 use sweeper_tables::{ResultFile, chart_of, subtitle};
 
 const AFTER_HELP: &str = "\
@@ -27,8 +27,13 @@ INPUT is one of:
   a table (CSV, JSON Lines, JSON array, .npy) with the objectives named by -o
 
 A front is drawn with its first objective on y and its last on x, every candidate, the
-front highlighted; three or more objectives as a scatter matrix. A ranking or a scalar
-sweep is drawn as each trial's value and the best so far. Over-budget, infeasible and
+front highlighted, the best corner marked; three or more objectives as a scatter matrix.
+A ranking or a scalar sweep is drawn as each trial's value and the best so far. A
+`min_gpus` sweep (or its ranking with --config) is drawn as GPUs against goodput: the floor
+`min_goodput_rps` a line, the candidates that reach it apart from those that do not, the
+fewest-GPU one that reaches it ringed. `cost_per_mtok` is in dollars per million output
+tokens at the goal's price; a table gets it with -o cost_per_mtok and a --config whose goal
+has `price_per_gpu_hour`. Over-budget, infeasible and
 failed trials get marks of their own and are counted in the legend; those without a report
 are drawn in a strip under the chart. Every mark has a tooltip (trial, parameters,
 objective values, GPUs) shown on hover in a browser. The goal's SLA is drawn where an
@@ -59,6 +64,8 @@ Examples:
   sweeper plot front.json --config examples/serving/pareto.yaml --color-by tp
   sweeper plot examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv \\
       -o output_throughput_tok_s:max -o mean_e2e_latency_ms:min --out latency.svg
+  sweeper plot examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv \\
+      --config examples/serving/cost.yaml -o cost_per_mtok -o throughput_per_user --out cost.svg
 
 Exit status: 0 ok; 1 an input that is not one of the above (the message says what to
 give); 2 usage or I/O error.";
@@ -331,6 +338,12 @@ fn describe(chart: &mut Chart, config: Option<&SweepConfig>) {
         if let Some(sla) = config.goal.sla() {
             chart.bounds = sla_bounds(sla, &chart.objectives);
         }
+        // a min_gpus ranking: GPUs against goodput, the floor drawn
+        if let [o] = &chart.objectives[..]
+            && o.name == Objective::MinGpus.name()
+        {
+            chart.floor = config.goal.min_goodput_rps();
+        }
     }
 }
 
@@ -599,8 +612,11 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
     let objectives = parse_axes(&args.objectives)?;
     let columns: Vec<String> = objectives.iter().map(|o| o.name.clone()).collect();
     let read = args.map.columns(&columns)?;
-    let table =
-        read_numeric_columns(&args.input, &read).map_err(|e| super::output::input_error(&e))?;
+    let table = if columns.iter().any(|c| c == Objective::CostPerMtok.name()) {
+        priced_columns(args, config, &columns)?
+    } else {
+        read_numeric_columns(&args.input, &read).map_err(|e| super::output::input_error(&e))?
+    };
     let d = columns.len();
     let directions: Vec<Direction> = objectives
         .iter()
@@ -646,5 +662,61 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
         name: default_name(&args.input),
         dir,
         searched_load: None,
+    })
+}
+
+/// The -o columns of a table when one is `cost_per_mtok`, which no table holds: each row's
+/// goal targets scored as `sweeper score` scores them (the cost at the price of `--config`'s
+/// goal, for the row's GPU), the other columns read from the row.
+fn priced_columns(
+    args: &Args,
+    config: Option<&SweepConfig>,
+    columns: &[String],
+) -> Result<NumericTable, CliError> {
+    let Some(cfg) = config.filter(|c| c.goal.price_per_gpu_hour().is_some()) else {
+        return Err(CliError::invalid(format!(
+            "-o {}: a table has no cost column; give --config CONFIG whose goal has \
+             `price_per_gpu_hour: 2.5` (dollars per GPU-hour, or a map by GPU) to price its rows",
+            Objective::CostPerMtok.name()
+        )));
+    };
+    let input_error = |e: sweeper_tables::input::InputError| super::output::input_error(&e);
+    let mut table = sweeper_tables::input::ReportTable::open(std::slice::from_ref(&args.input))
+        .map_err(input_error)?
+        .with_options(args.map.options());
+    let mut rows = Vec::new();
+    table.scan(|row, _| rows.push(row)).map_err(input_error)?;
+    let gpu = sweeper_engine::run::builtin_gpu(cfg);
+    let scorer = Scorer::new(&cfg.goal).with_default_gpu(gpu.as_deref());
+    let rule = cfg.search_space.used_gpus.as_ref();
+    let mut data = Vec::with_capacity(rows.len() * columns.len());
+    for row in rows {
+        let mut params = row.config;
+        sweeper_engine::run::fill_used_gpus(&mut params, rule);
+        let index = row.place.row;
+        for name in columns {
+            let value = match Objective::from_name(name) {
+                Some(o) => scorer
+                    .value(index, &params, &row.report, o)
+                    .map_err(|e| CliError::invalid(format!("{}: {e}", args.input.display())))?,
+                None => row
+                    .report
+                    .get(name)
+                    .or_else(|| params.get(name).and_then(Value::as_f64))
+                    .ok_or_else(|| {
+                        CliError::invalid(format!(
+                            "{}: row {index} has no number `{name}`; name a column of the table or a goal target with -o",
+                            args.input.display()
+                        ))
+                    })?,
+            };
+            data.push(value);
+        }
+    }
+    let rows = data.len() / columns.len().max(1);
+    Ok(NumericTable {
+        columns: columns.to_vec(),
+        data,
+        rows,
     })
 }

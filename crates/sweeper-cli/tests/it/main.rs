@@ -2,6 +2,7 @@
 
 mod bench_files;
 mod builtin;
+mod charts;
 mod cli_run;
 mod common;
 mod compare;

@@ -90,7 +90,7 @@ fn chart(objectives: Vec<PlotObjective>, values: &[Vec<f64>], front: &[usize]) -
 }
 
 /// The text of every `<text>` element, joined by spaces (wrapped legend lines read as one).
-fn words(svg: &str) -> String {
+pub(crate) fn words(svg: &str) -> String {
     let mut out = Vec::new();
     for part in svg.split("<text ").skip(1) {
         let content = part.split_once('>').map(|x| x.1).unwrap_or_default();
@@ -100,12 +100,12 @@ fn words(svg: &str) -> String {
 }
 
 /// Marks of a class (`feasible`, `front`, `over-budget`, ...).
-fn marks(svg: &str, kind: &str) -> usize {
+pub(crate) fn marks(svg: &str, kind: &str) -> usize {
     svg.matches(&format!("class=\"mark {kind}\"")).count()
 }
 
 /// The tooltips of the document, in order.
-fn tooltips(svg: &str) -> Vec<&str> {
+pub(crate) fn tooltips(svg: &str) -> Vec<&str> {
     svg.split("<title>")
         .skip(1)
         .map(|t| t.split("</title>").next().unwrap())
