@@ -141,6 +141,9 @@ pub fn best_by_trial_svg(chart: &Chart, options: &PlotOptions) -> String {
         let color = ctx.colors.color(p, BEST);
         svg.mark(Shape::Ring, x, y, &color, "best", &ctx.tooltip(p), outline);
     }
+    crate::sla::draw_rings(&mut svg, chart, |p| {
+        p.pair(0, 0).map(|(v, _)| to_px(p.id as f64, v))
+    });
     let labelled: Vec<((f64, f64), String)> = bests
         .iter()
         .filter_map(|&(p, v)| Some((to_px(p.id as f64, v), ctx.label(p)?)))

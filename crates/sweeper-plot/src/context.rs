@@ -73,6 +73,9 @@ impl<'a> Ctx<'a> {
         if let Some(r) = &p.reason {
             let _ = write!(tip, "\nreason: {r}");
         }
+        for line in crate::sla::tooltip_lines(self.chart, p) {
+            let _ = write!(tip, "\n{line}");
+        }
         if p.outcome == Outcome::Feasible && self.chart.id_label == "trial" {
             let _ = write!(
                 tip,

@@ -215,6 +215,7 @@ pub(crate) fn draw_panel(svg: &mut Svg, ctx: &Ctx, frame: Rect, yi: usize, xi: u
             svg.mark(Shape::Ring, x, y, &color, "front", &ctx.tooltip(p), outline);
         }
     }
+    crate::sla::draw_rings(svg, ctx.chart, at);
     let labelled: Vec<((f64, f64), String)> = front
         .iter()
         .filter_map(|p| Some((at(p)?, ctx.label(p)?)))

@@ -140,6 +140,10 @@ pub(crate) fn style_entries(ctx: &Ctx, what: &str) -> Vec<Entry> {
     for b in &ctx.chart.bounds {
         entries.push(Entry::Dashed(SLA, bound_text(ctx, b)));
     }
+    for (k, c) in ctx.chart.checks.iter().enumerate() {
+        let text = format!("{}: {}", c.label, ctx.chart.over_count(k));
+        entries.push(Entry::Mark(Shape::Breach, SLA.into(), text, None));
+    }
     entries
 }
 

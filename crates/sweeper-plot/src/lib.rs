@@ -28,7 +28,9 @@
 //!   parameter ([`PlotOptions`]);
 //! - the goal's SLA where an objective maps to it ([`sla_bounds`]): an ITL bound of 50 ms is
 //!   the line at 20 tok/s/user, an end-to-end bound the line on the `e2e_latency` axis; the
-//!   side that misses it is shaded;
+//!   side that misses it is shaded; a bound no axis shows (TTFT on a tok/s/gpu ×
+//!   tok/s/user chart, [`sla_checks`]) rings the points that break it and counts them in
+//!   the legend (`over TTFT 2000 ms: 12`);
 //! - with two objectives, the best corner marked (`best corner ↘` for a cost against
 //!   tok/s/user); `cost_per_mtok`'s unit spelt out as `$ per 1M output tokens`;
 //! - for a `min_gpus` goal ([`Chart::floor`]), GPUs against goodput instead of the best by
@@ -81,6 +83,7 @@ mod parts;
 #[cfg(feature = "png")]
 mod png;
 mod sizing;
+mod sla;
 mod style;
 mod svg;
 
@@ -96,6 +99,7 @@ pub use compare::{Series, compare_svg, compare_title};
 pub use error::PlotError;
 pub use frontier::frontier_svg;
 pub use sizing::min_gpus_svg;
+pub use sla::{SlaCheck, sla_checks};
 
 use axis::compact;
 use serde_json::Value;
@@ -305,6 +309,9 @@ pub struct PlotPoint {
     pub gpus: Option<f64>,
     /// Why it did not count (everything but feasible).
     pub reason: Option<String>,
+    /// The bounds of [`Chart::checks`] it breaks (their index) and its value of each: set
+    /// by [`PlotPoint::check_sla`].
+    pub over_sla: Vec<(usize, f64)>,
 }
 
 impl PlotPoint {
@@ -318,6 +325,7 @@ impl PlotPoint {
             params: Vec::new(),
             gpus: None,
             reason: None,
+            over_sla: Vec::new(),
         }
     }
 
@@ -434,6 +442,10 @@ pub struct Chart {
     /// chart of one objective (the goodput) is drawn by [`min_gpus_svg`], GPUs against
     /// goodput.
     pub floor: Option<f64>,
+    /// The SLA bounds no axis shows ([`sla_checks`]): a point that breaks one
+    /// ([`PlotPoint::over_sla`]) gets a ring and a tooltip line, and each bound a count in
+    /// the legend.
+    pub checks: Vec<SlaCheck>,
 }
 
 impl Chart {
@@ -447,6 +459,7 @@ impl Chart {
             points: Vec::new(),
             bounds: Vec::new(),
             floor: None,
+            checks: Vec::new(),
         }
     }
 

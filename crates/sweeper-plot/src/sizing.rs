@@ -98,6 +98,7 @@ pub fn min_gpus_svg(chart: &Chart, options: &PlotOptions) -> String {
         let tip = tooltip(&ctx, p, floor);
         svg.mark(o.shape(), x, y, o.color(), o.as_str(), &tip, None);
     }
+    crate::sla::draw_rings(&mut svg, chart, |p| at(p).map(to_px));
     let mut entries = vec![
         Entry::Mark(
             Shape::Dot,

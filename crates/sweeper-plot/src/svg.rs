@@ -21,6 +21,8 @@ pub(super) enum Shape {
     Cross,
     /// An upright cross (unsupported).
     Plus,
+    /// A wide open ring around a point's mark (over a bound of the SLA no axis shows).
+    Breach,
 }
 
 /// Escapes text for SVG content and attribute values; control characters are dropped.
@@ -242,6 +244,12 @@ impl Svg {
                     x + 4.0,
                     y - 4.0,
                     y + 4.0
+                ),
+            ),
+            Shape::Breach => close(
+                &mut self.body,
+                format!(
+                    "<circle {class} cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"7.5\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.6\""
                 ),
             ),
         }

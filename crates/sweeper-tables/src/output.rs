@@ -283,6 +283,12 @@ pub fn chart_of(file: &ResultFile) -> Chart {
     let config = sweeper_goal::parse(&file.config.to_string()).ok();
     let value_of =
         |t: &TrialResult, report: &Report, o: Objective| goal_value(config.as_ref(), t, report, o);
+    let checks = match &config {
+        Some(c) => c.goal.sla().map_or_else(Vec::new, |sla| {
+            crate::plot::sla_checks(sla, c.goal.strict_sla(), &objectives)
+        }),
+        None => Vec::new(),
+    };
     let points = file
         .trials
         .iter()
@@ -326,11 +332,13 @@ pub fn chart_of(file: &ResultFile) -> Chart {
                 .collect();
             point.gpus = t.config.get("used_gpus").and_then(Value::as_f64);
             point.reason.clone_from(&t.reason);
+            point.check_sla(&checks, |k| t.metrics.get(k).copied());
             point
         })
         .collect();
     let mut chart = Chart::new(file.title.clone(), objectives);
     chart.points = points;
+    chart.checks = checks;
     if let Some(config) = &config {
         chart.subtitle = subtitle(config, &file.title, file.trials.len());
         if let Some(sla) = config.goal.sla() {

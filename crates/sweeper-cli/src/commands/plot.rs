@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use sweeper_goal::{Direction, Objective, SweepConfig};
 use sweeper_plot::{
     Chart, Outcome, Param, PlotObjective, PlotPoint, best_by_trial_svg, frontier_svg, png_from_svg,
-    sla_bounds,
+    sla_bounds, sla_checks,
 };
 use sweeper_score::{Candidate, Scorer};
 use sweeper_tables::input::{NumericTable, read_bytes, read_numeric_columns};
@@ -37,9 +37,12 @@ has `price_per_gpu_hour`. Over-budget, infeasible and
 failed trials get marks of their own and are counted in the legend; those without a report
 are drawn in a strip under the chart. Every mark has a tooltip (trial, parameters,
 objective values, GPUs) shown on hover in a browser. The goal's SLA is drawn where an
-objective maps to it (an ITL bound of 50 ms is the line at 20 tok/s/user). A sweep that
-searches its load (a `concurrency` or `request_rate` parameter) writes each front point's
-level beside it unless --label says otherwise.
+objective maps to it (an ITL bound of 50 ms is the line at 20 tok/s/user), the side that
+misses it shaded; a bound no axis shows (TTFT on tok/s/gpu against tok/s/user) rings the
+points over it, says so in their tooltips and counts them in the legend (`over TTFT 2000
+ms: 12`), with or without strict_sla (under it, a strict percentile's key is read). A sweep
+that searches its load (a `concurrency` or `request_rate` parameter) writes each front
+point's level beside it unless --label says otherwise.
 
 Axes are logarithmic for a latency and for data spanning more than 100x; --scale
 overrides that for every axis (log, linear) or for one (e2e_latency=linear).
@@ -337,6 +340,7 @@ fn describe(chart: &mut Chart, config: Option<&SweepConfig>) {
         chart.subtitle = subtitle(config, &chart.title, 0);
         if let Some(sla) = config.goal.sla() {
             chart.bounds = sla_bounds(sla, &chart.objectives);
+            chart.checks = sla_checks(sla, config.goal.strict_sla(), &chart.objectives);
         }
         // a min_gpus ranking: GPUs against goodput, the floor drawn
         if let [o] = &chart.objectives[..]
@@ -444,6 +448,9 @@ fn score_output_plot(
         chart.points.push(p);
     }
     describe(&mut chart, config);
+    check_points(&mut chart, |i, key| {
+        candidates.get(i)?.metrics.get(key).copied()
+    });
     if pareto {
         chart.subtitle = join(
             &chart.subtitle,
@@ -459,6 +466,16 @@ fn score_output_plot(
         dir,
         searched_load: None,
     })
+}
+
+/// Checks every point against the SLA bounds no axis shows, with the values
+/// `value_of(i, key)` of the row it was made from (the `i`-th).
+fn check_points(chart: &mut Chart, value_of: impl Fn(usize, &str) -> Option<f64>) {
+    let checks = std::mem::take(&mut chart.checks);
+    for (i, p) in chart.points.iter_mut().enumerate() {
+        p.check_sla(&checks, |key| value_of(i, key));
+    }
+    chart.checks = checks;
 }
 
 fn join(a: &str, b: &str) -> String {
@@ -655,6 +672,7 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
         chart.points.push(p);
     }
     describe(&mut chart, config);
+    check_points(&mut chart, |i, key| rows.as_ref()?.get(i)?.report.get(key));
     let dims = chart.objectives.len();
     Ok(Plot {
         chart,

@@ -34,13 +34,25 @@ fn tip_value(tip: &str, name: &str) -> Option<f64> {
     rest.split([' ', '\n']).next()?.parse().ok()
 }
 
-/// The centre of a mark's element (`cx`/`cy`, or the start of a path).
+/// The centre of a mark's element: a circle's `cx`/`cy`, or a diamond's (its path starts
+/// at the top corner, 4.5 above the centre).
 fn centre(element: &str) -> (f64, f64) {
-    let attr = |name: &str| -> f64 {
-        let at = element.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
-        element[at..].split('"').next().unwrap().parse().unwrap()
+    let attr = |name: &str| -> Option<f64> {
+        let at = element.find(&format!(" {name}=\""))? + name.len() + 3;
+        element[at..].split('"').next()?.parse().ok()
     };
-    (attr("cx"), attr("cy"))
+    if let (Some(x), Some(y)) = (attr("cx"), attr("cy")) {
+        return (x, y);
+    }
+    let d = element.split(" d=\"M").nth(1).unwrap_or_default();
+    let mut start = d
+        .split(['L', ' ', '"'])
+        .filter_map(|v| v.parse::<f64>().ok());
+    let (x, y) = (
+        start.next().unwrap_or(f64::NAN),
+        start.next().unwrap_or(f64::NAN),
+    );
+    (x, y + 4.5)
 }
 
 /// The elements of the marks of a class, each with its tooltip (which spans lines: an
@@ -323,4 +335,183 @@ sweep: {algorithm: grid, max_rounds: 2, candidates_per_round: 3, parallel_evals:
     ]);
     assert_eq!(plot.code, 0, "{}", plot.stderr);
     assert_eq!(std::fs::read_to_string(&again).unwrap(), svg);
+}
+
+/// The trials whose mark (a dot, ring or diamond with a tooltip) has an `over-sla` ring
+/// centred on it.
+fn ringed(svg: &str) -> Vec<u64> {
+    let rings: Vec<(f64, f64)> = mark_lines(svg, "over-sla")
+        .iter()
+        .map(|m| centre(m))
+        .collect();
+    let mut ids: Vec<u64> = svg
+        .split("\n<")
+        .filter(|m| m.contains("class=\"mark ") && m.contains("<title>"))
+        .filter(|m| rings.contains(&centre(m)))
+        .filter_map(|m| {
+            let tip = m.split("<title>").nth(1)?;
+            tip.split([' ', '\n']).nth(1)?.parse().ok()
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+#[test]
+fn a_bound_no_axis_shows_rings_the_points_that_break_it_and_counts_them() {
+    let sla = sweeper_goal::Sla {
+        ttft_ms: Some(2000.0),
+        itl_ms: Some(50.0),
+        e2e_ms: Some(9000.0),
+    };
+    let axes = vec![
+        PlotObjective::of(Objective::ThroughputPerGpu),
+        PlotObjective::of(Objective::ThroughputPerUser),
+    ];
+    let mut chart = Chart::new("sla", axes);
+    chart.bounds = sweeper_plot::sla_bounds(&sla, &chart.objectives);
+    chart.checks = sweeper_plot::sla_checks(&sla, None, &chart.objectives);
+    // ITL is a line on the tok/s/user axis; TTFT and e2e are checked point by point
+    let labels: Vec<&str> = chart.checks.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["over TTFT 2000 ms", "over e2e 9000 ms"]);
+    // (tok/s/gpu, tok/s/user, mean TTFT, mean e2e): TTFT 2000 passes (inclusive)
+    let rows = [
+        (900.0, 30.0, 2500.0, 8000.0),
+        (700.0, 40.0, 2000.0, 9500.0),
+        (500.0, 60.0, 300.0, 4000.0),
+        (300.0, 90.0, 2600.0, 9100.0),
+    ];
+    for (i, &(tpg, tpu, ttft, e2e)) in rows.iter().enumerate() {
+        let mut p = PlotPoint::new(i as u64, Outcome::Feasible, Some(vec![tpg, tpu]));
+        p.on_front = true;
+        let metrics = [("mean_ttft_ms", ttft), ("mean_e2e_latency_ms", e2e)];
+        p.check_sla(&chart.checks, |k| {
+            metrics.iter().find(|(m, _)| *m == k).map(|(_, v)| *v)
+        });
+        chart.points.push(p);
+    }
+    // an infeasible trial (over the SLA under strict_sla) is ringed like the others
+    let mut strict = PlotPoint::new(4, Outcome::Infeasible, Some(vec![200.0, 20.0]));
+    strict.reason = Some("over sla: mean_ttft_ms=3000 > ttft_ms=2000".into());
+    strict.check_sla(&chart.checks, |k| (k == "mean_ttft_ms").then_some(3000.0));
+    chart.points.push(strict);
+    let svg = sweeper_plot::frontier_svg(&chart, &PlotOptions::default());
+    assert_well_formed(&svg);
+    assert_eq!(marks(&svg, "over-sla"), 4);
+    let text = words(&svg);
+    assert!(text.contains("over TTFT 2000 ms: 3"), "{text}");
+    assert!(text.contains("over e2e 9000 ms: 2"), "{text}");
+    // the ITL bound stays a shaded line on its axis
+    assert!(text.contains("SLA ITL ≤ 50 ms (≥ 20 tok/s/user)"));
+    // the rings have no tooltip of their own: each point's tooltip says what it breaks
+    assert_eq!(tooltips(&svg).len(), 5);
+    let tips = tooltips(&svg);
+    let tip3 = tips.iter().find(|t| t.starts_with("trial 3 ")).unwrap();
+    assert!(
+        tip3.contains("\nover SLA: mean_ttft_ms = 2600 &gt; 2000 ms\nover SLA: mean_e2e_latency_ms = 9100 &gt; 9000 ms"),
+        "{tip3}"
+    );
+    let tip1 = tips.iter().find(|t| t.starts_with("trial 1 ")).unwrap();
+    assert!(!tip1.contains("mean_ttft_ms"), "{tip1}");
+    // each ring is centred on its point
+    let ring_at: Vec<(f64, f64)> = mark_lines(&svg, "over-sla")
+        .iter()
+        .map(|m| centre(m))
+        .collect();
+    for m in mark_lines(&svg, "front") {
+        if m.contains("<title>trial 0 ") {
+            assert!(ring_at.contains(&centre(m)), "{m}");
+        }
+    }
+    // a percentile under strict_sla reads its own key and says so
+    let p90 = sweeper_plot::sla_checks(
+        &sla,
+        Some(sweeper_goal::StrictSla {
+            percentile: Some(90),
+        }),
+        &chart.objectives,
+    );
+    assert_eq!(
+        (p90[0].label.as_str(), p90[0].key.as_str()),
+        ("over TTFT 2000 ms (p90)", "p90_ttft_ms")
+    );
+}
+
+/// A sweep of the built-in model whose TTFT bound (no axis on the default pair) splits its
+/// trials; `strict` adds `strict_sla: true`. Returns its plot, `result.json` and the trials
+/// whose mean TTFT breaks the bound.
+fn ttft_sweep(strict: bool) -> (String, Value, Vec<u64>) {
+    let (_dir, out, result) = run_sweep(&format!(
+        "goal: {{target: pareto, sla: {{ttft_ms: 15000, itl_ms: 50}}{}}}
+workload: {{isl: 4000, osl: 500, num_request_ratio: 2, kv_load_ratio: [0.05, 1.0]}}
+search_space:
+  gpu_budget: 8
+  used_gpus: [tp, replicas]
+  parameters: {{tp: {{values: [1, 2, 4]}}, replicas: {{int: [1, 2]}}, max_batch_size: {{values: [16, 64, 256]}}}}
+evaluator: {{builtin: {{model: qwen3-32b-fp8, gpu: h200}}}}
+sweep: {{max_rounds: 1, candidates_per_round: 8, parallel_evals: 2, seed: 11}}
+",
+        if strict { ", strict_sla: true" } else { "" }
+    ));
+    let svg = std::fs::read_to_string(out.join("front.svg")).unwrap();
+    assert_well_formed(&svg);
+    let slow: Vec<u64> = result["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            t["metrics"]["mean_ttft_ms"]
+                .as_f64()
+                .is_some_and(|v| v > 15000.0)
+        })
+        .map(|t| t["trial"].as_u64().unwrap())
+        .collect();
+    let trials = result["trials"].as_array().unwrap().len();
+    assert!(
+        !slow.is_empty() && slow.len() < trials,
+        "the bound should split the trials: {slow:?} of {trials}"
+    );
+    (svg, result, slow)
+}
+
+#[test]
+fn a_ttft_bound_off_the_axes_rings_the_trials_over_it_with_or_without_strict_sla() {
+    let (svg, _, slow) = ttft_sweep(false);
+    assert_eq!(ringed(&svg), slow);
+    assert_eq!(marks(&svg, "over-sla"), slow.len());
+    let text = words(&svg);
+    assert!(
+        text.contains(&format!("over TTFT 15000 ms: {}", slow.len())),
+        "{text}"
+    );
+    // under strict_sla the same rule: the ringed trials are those over the SLA for TTFT
+    // (TTFT is checked first), infeasible, each tooltip saying both
+    let (svg, strict, slow) = ttft_sweep(true);
+    let over: Vec<u64> = strict["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            t["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("over sla: mean_ttft_ms="))
+        })
+        .map(|t| t["trial"].as_u64().unwrap())
+        .collect();
+    assert_eq!(over, slow);
+    assert_eq!(ringed(&svg), slow);
+    assert_eq!(marks(&svg, "over-sla"), slow.len());
+    assert!(words(&svg).contains(&format!("over TTFT 15000 ms: {}", slow.len())));
+    let tips = tooltips(&svg);
+    for id in &slow {
+        let tip = tips
+            .iter()
+            .find(|t| t.starts_with(&format!("trial {id} ·")))
+            .unwrap();
+        assert!(
+            tip.contains("· infeasible") && tip.contains("\nover SLA: mean_ttft_ms = "),
+            "{tip}"
+        );
+    }
 }
