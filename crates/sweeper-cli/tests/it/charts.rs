@@ -335,6 +335,40 @@ sweep: {algorithm: grid, max_rounds: 2, candidates_per_round: 3, parallel_evals:
     ]);
     assert_eq!(plot.code, 0, "{}", plot.stderr);
     assert_eq!(std::fs::read_to_string(&again).unwrap(), svg);
+    // and `sweeper score` output with the config: the same answer, by row
+    let config = dir.path().join("c.yaml");
+    let config = config.to_str().unwrap();
+    let journal = out.join("journal.jsonl");
+    let score = crate::common::sweeper([
+        "score",
+        "--config",
+        config,
+        journal.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(score.code, 0, "{}", score.stderr);
+    let ranking = dir.path().join("ranking.json");
+    std::fs::write(&ranking, &score.stdout).unwrap();
+    let from_score = dir.path().join("ranking.svg");
+    let plot = crate::common::sweeper([
+        "plot",
+        ranking.to_str().unwrap(),
+        "--config",
+        config,
+        "--out",
+        from_score.to_str().unwrap(),
+    ]);
+    assert_eq!(plot.code, 0, "{}", plot.stderr);
+    let svg = std::fs::read_to_string(&from_score).unwrap();
+    assert_well_formed(&svg);
+    let best = mark_lines(&svg, "best");
+    assert_eq!(best.len(), 1, "{svg}");
+    assert!(
+        best[0].contains(&format!("<title>row {}\n", first["index"])),
+        "{}",
+        best[0]
+    );
 }
 
 /// The trials whose mark (a dot, ring or diamond with a tooltip) has an `over-sla` ring
