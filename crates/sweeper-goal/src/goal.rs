@@ -301,8 +301,23 @@ impl Goal {
 
     /// The metrics of the sampler study this goal implies: one maximized `"objective"` (the
     /// caller reports the signed score) for a scalar goal, else one per resolved objective,
-    /// named after it, with its direction.
+    /// named after it, with its direction. `min_gpus` is the exception: `used_gpus`
+    /// (minimized, the cost) and `goodput_request_throughput_rps` (maximized, with the
+    /// floor of [`Self::sampler_floor`]), so that the study can model the floor as a
+    /// constraint and the GPU count as a function of the parameters.
     pub fn sampler_metrics(&self) -> Vec<SamplerMetric> {
+        if self.sampler_floor().is_some() {
+            return vec![
+                SamplerMetric {
+                    name: "used_gpus".to_owned(),
+                    direction: Direction::Minimize,
+                },
+                SamplerMetric {
+                    name: FLOOR_METRIC.to_owned(),
+                    direction: Direction::Maximize,
+                },
+            ];
+        }
         match self.target {
             Target::Scalar(_) => vec![SamplerMetric {
                 name: "objective".to_owned(),
@@ -319,11 +334,24 @@ impl Goal {
         }
     }
 
+    /// The floor of the sampler study under `min_gpus`: the metric
+    /// (`goodput_request_throughput_rps`) and `min_goodput_rps`; `None` for other goals.
+    pub fn sampler_floor(&self) -> Option<(&'static str, f64)> {
+        match self.target {
+            Target::Scalar(Objective::MinGpus) => self.min_goodput_rps().map(|f| (FLOOR_METRIC, f)),
+            _ => None,
+        }
+    }
+
     /// The goal block as YAML/JSON would write it (pareto objectives always explicit).
     pub fn to_json_value(&self) -> serde_json::Value {
         serde_json::to_value(GoalOut::from(self)).unwrap_or(serde_json::Value::Null)
     }
 }
+
+/// The study metric with the floor under `min_gpus` (the report key of the goodput in
+/// requests per second).
+const FLOOR_METRIC: &str = "goodput_request_throughput_rps";
 
 const SLA_EXPECTED: &str =
     "an SLA bound is a finite number of milliseconds > 0, e.g. `e2e_ms: 20000`";
@@ -664,5 +692,36 @@ mod tests {
         );
         let m = g.sampler_metrics();
         assert_eq!(m[1].name, "throughput_per_user");
+        assert_eq!(g.sampler_floor(), None);
+    }
+
+    #[test]
+    fn min_gpus_gives_the_study_its_cost_and_its_floor() {
+        let sla = Sla {
+            ttft_ms: Some(2000.0),
+            itl_ms: Some(30.0),
+            e2e_ms: None,
+        };
+        let options = GoalOptions {
+            min_goodput_rps: Some(11.4),
+            ..GoalOptions::default()
+        };
+        let g = Goal::with_options(Target::Scalar(Objective::MinGpus), None, Some(sla), options)
+            .unwrap();
+        let m = g.sampler_metrics();
+        let named: Vec<(&str, Direction)> =
+            m.iter().map(|m| (m.name.as_str(), m.direction)).collect();
+        assert_eq!(
+            named,
+            vec![
+                ("used_gpus", Direction::Minimize),
+                ("goodput_request_throughput_rps", Direction::Maximize)
+            ]
+        );
+        assert_eq!(
+            g.sampler_floor(),
+            Some(("goodput_request_throughput_rps", 11.4))
+        );
+        assert_eq!(Goal::default().sampler_floor(), None);
     }
 }

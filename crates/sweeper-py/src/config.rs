@@ -75,7 +75,8 @@ impl Config {
     }
 
     /// The study's metrics as `(name, "max" | "min")` pairs: one `objective` (maximized)
-    /// for a scalar goal, one per objective for a pareto goal.
+    /// for a scalar goal, one per objective for a pareto goal; under `min_gpus`,
+    /// `used_gpus` (min) and `goodput_request_throughput_rps` (max, the floored metric).
     #[getter]
     fn metrics(&self) -> Vec<(String, &'static str)> {
         self.config

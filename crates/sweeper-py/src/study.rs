@@ -8,7 +8,7 @@ use pyo3::types::{PyDict, PyString};
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 use sweeper_goal::SamplerMetric;
-use sweeper_sampler::{Algorithm, ParamValue, SamplerError, TrialRecord, TrialState};
+use sweeper_sampler::{Algorithm, Floor, ParamValue, SamplerError, TrialRecord, TrialState};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Study>()?;
@@ -181,23 +181,30 @@ impl Study {
     /// `space`: a dict in the config's syntax (`{"x": {"float": [0, 1]}, "tp": {"values":
     /// [1, 2, 4]}}`), a `Space`, or a `Config` (its sweep's space). `metrics`: `(name,
     /// "max" | "min")` pairs; with a `Config` they default to the goal's. `algorithm`:
-    /// `"default"` (GP-UCB-PE), `"random"`, `"quasi_random"` or `"grid"`.
+    /// `"default"` (GP-UCB-PE), `"random"`, `"quasi_random"` or `"grid"`. `floor`: `(metric,
+    /// value)`, a constrained study (two metrics: the cost, minimized, and `metric`,
+    /// maximized, which satisfies at `value` or more; the study looks for the fewest cost
+    /// that satisfies); a `Config` whose target is `min_gpus` gives its own
+    /// (`goodput_request_throughput_rps`, `min_goodput_rps`).
     #[new]
-    #[pyo3(signature = (space, metrics=None, algorithm="default", seed=42))]
+    #[pyo3(signature = (space, metrics=None, algorithm="default", seed=42, floor=None))]
     fn new(
         py: Python<'_>,
         space: &Bound<'_, PyAny>,
         metrics: Option<&Bound<'_, PyAny>>,
         algorithm: &str,
         seed: u64,
+        floor: Option<(String, f64)>,
     ) -> PyResult<Study> {
         let mut from_config = None;
+        let mut config_floor = None;
         let search = if let Ok(d) = space.cast::<PyDict>() {
             config::space_from_dict(py, d)?
         } else if let Ok(s) = space.cast::<Space>() {
             s.get().space.clone()
         } else if let Ok(c) = space.cast::<Config>() {
             from_config = Some(c.get().config.goal.sampler_metrics());
+            config_floor = c.get().config.goal.sampler_floor();
             c.get().search_space()?
         } else {
             return Err(PyTypeError::new_err(format!(
@@ -205,6 +212,7 @@ impl Study {
                 space.get_type().name()?
             )));
         };
+        let metrics_given = metrics.is_some();
         let metrics = match (metrics, from_config) {
             (Some(m), _) => self::metrics(m)?,
             (None, Some(m)) => m,
@@ -219,8 +227,16 @@ impl Study {
                 "unknown algorithm {algorithm:?}; expected one of default, random, quasi_random, grid"
             ))
         })?;
-        let study = sweeper_sampler::Study::new(search, metrics, algorithm, seed)
+        let floor = match (floor, config_floor, metrics_given) {
+            (Some((metric, value)), _, _) => Some(Floor::new(metric, value)),
+            (None, Some((metric, value)), false) => Some(Floor::new(metric, value)),
+            _ => None,
+        };
+        let mut study = sweeper_sampler::Study::new(search, metrics, algorithm, seed)
             .map_err(|e| sampler_error(&e))?;
+        if let Some(floor) = floor {
+            study = study.with_floor(floor).map_err(|e| sampler_error(&e))?;
+        }
         Ok(Study {
             study: Mutex::new(study),
         })
@@ -285,9 +301,17 @@ impl Study {
             .collect())
     }
 
-    /// The completed trial best on the first metric (the earliest of equals), or None.
+    /// The completed trial best on the first metric (the earliest of equals), or None; with
+    /// a floor, the satisfying trial of the fewest cost (while none satisfies, the highest
+    /// floored metric).
     fn best_trial(&self) -> PyResult<Option<Trial>> {
         Ok(self.lock()?.best_trial().map(Trial::of))
+    }
+
+    /// The floor as `(metric, value)`, or None (see the constructor's `floor`).
+    #[getter]
+    fn floor(&self) -> PyResult<Option<(String, f64)>> {
+        Ok(self.lock()?.floor().map(|f| (f.metric.clone(), f.value)))
     }
 
     /// The metrics as `(name, "max" | "min")` pairs.

@@ -194,3 +194,41 @@ def test_a_count_at_the_cap_is_served_and_the_study_goes_on():
         with pytest.raises(ValueError, match="call suggest again for more"):
             s.suggest(s.max_suggest + 1)
         assert len(s.suggest(s.max_suggest)) == 18, algorithm
+
+
+def test_a_min_gpus_config_gives_a_study_with_its_floor():
+    c = sweeper.load_config(EXAMPLES / "min-gpus.yaml")
+    assert c.metrics == [("used_gpus", "min"), ("goodput_request_throughput_rps", "max")]
+    s = sweeper.Study(c)
+    assert s.floor == ("goodput_request_throughput_rps", 3.8)
+    assert s.metrics == c.metrics
+    # metrics given by hand replace the goal's, and its floor with them
+    assert sweeper.Study(c, [("o", "max")]).floor is None
+
+
+def test_a_floor_study_finds_the_fewest_gpus_that_serve_the_load():
+    space = {"tp": {"values": [1, 2, 4, 8]}, "replicas": {"int": [1, 8]}}
+    s = sweeper.Study(
+        space,
+        [("used_gpus", "min"), ("goodput", "max")],
+        seed=3,
+        floor=("goodput", 10),
+    )
+    assert s.floor == ("goodput", 10.0)
+    for _ in range(8):
+        for t in s.suggest(2):
+            gpus = t.params["tp"] * t.params["replicas"]
+            # each GPU serves 1.5 requests a second of the offered 12
+            s.observe(t, {"used_gpus": gpus, "goodput": min(12.0, 1.5 * gpus)})
+    best = s.best_trial()
+    assert best.values["used_gpus"] == 8, best
+    again = sweeper.Study.from_json(s.to_json())
+    assert again.floor == s.floor
+    assert again.suggest(1)[0].params == s.suggest(1)[0].params
+
+
+def test_a_floor_that_does_not_fit_is_a_value_error():
+    with pytest.raises(ValueError, match="the floor names `rps`, which is not a metric of the study"):
+        sweeper.Study({"x": {"float": [0, 1]}}, [("gpus", "min"), ("goodput", "max")], floor=("rps", 1))
+    with pytest.raises(ValueError, match="the study has 1 metric"):
+        sweeper.Study({"x": {"float": [0, 1]}}, [("goodput", "max")], floor=("goodput", 1))

@@ -1,9 +1,10 @@
 """Trials each sampler needs to find the fewest-GPU satisfying configuration of
-`min_gpus.yaml` (the built-in model), over 20 seeds: sweeper's algorithms through
-`sweeper run`, and Optuna's TPE with `constraints_func` over the same 224 points (read
-from an exhaustive grid run, so both see identical numbers).
+`min_gpus.yaml` (the built-in model; or of another config of the same shape, such as
+`min_gpus_dense.yaml`), over 20 seeds: sweeper's algorithms through `sweeper run`, and
+Optuna's TPE with `constraints_func` over the same points (read from an exhaustive grid
+run, so both see identical numbers). Each run is capped at the grid's size.
 
-    python3 crates/sweeper-sampler/bench/min_gpus_bench.py SWEEPER_BINARY [SEEDS]
+    python3 crates/sweeper-sampler/bench/min_gpus_bench.py SWEEPER_BINARY [SEEDS] [CONFIG]
 
 Optuna is optional (`pip install optuna`); without it its rows are skipped. Prints a
 markdown table.
@@ -19,6 +20,16 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG = os.path.join(HERE, "min_gpus.yaml")
 FLOOR = 11.4
+
+
+def use_config(path):
+    """Benchmarks `path` instead: its floor is its `min_goodput_rps`."""
+    global CONFIG, FLOOR
+    CONFIG = path
+    with open(path) as f:
+        for line in f:
+            if line.strip().startswith("min_goodput_rps:"):
+                FLOOR = float(line.split(":", 1)[1])
 
 
 def run(binary, algorithm, seed, out, trials):
@@ -99,8 +110,11 @@ def row(name, counts, cap):
 def main():
     binary = sys.argv[1]
     seeds = range(1, int(sys.argv[2]) + 1 if len(sys.argv) > 2 else 21)
+    if len(sys.argv) > 3:
+        use_config(sys.argv[3])
     with tempfile.TemporaryDirectory() as out:
-        grid = run(binary, "grid", 1, out, 224)
+        grid = run(binary, "grid", 1, out, 100_000)
+        cap = len(grid)
         table = {
             (t["config"]["tp"], t["config"]["replicas"], t["config"]["max_batch_size"]): (
                 t["config"]["used_gpus"],
@@ -111,15 +125,15 @@ def main():
         best = min(t["config"]["used_gpus"] for t in grid if satisfying(t))
         print(f"{len(table)} points; fewest GPUs reaching {FLOOR} req/s: {best}")
         print()
-        print("| sampler | median trials | mean | worst | not found in 224 |")
+        print(f"| sampler | median trials | mean | worst | not found in {cap} |")
         print("|---|---|---|---|---|")
-        print(row("exhaustive grid (sweeper `grid`)", [first_at(grid, best)], 224))
+        print(row("exhaustive grid (sweeper `grid`)", [first_at(grid, best)], cap))
         for algorithm in ["default", "random", "quasi_random"]:
-            counts = [first_at(run(binary, algorithm, s, out, 224), best) for s in seeds]
-            print(row(f"sweeper `{algorithm}`", counts, 224), flush=True)
+            counts = [first_at(run(binary, algorithm, s, out, cap), best) for s in seeds]
+            print(row(f"sweeper `{algorithm}`", counts, cap), flush=True)
         try:
-            counts = optuna_runs(table, best, seeds, 224)
-            print(row("Optuna TPE + constraints_func", counts, 224))
+            counts = optuna_runs(table, best, seeds, cap)
+            print(row("Optuna TPE + constraints_func", counts, cap))
         except ImportError:
             print("| Optuna TPE + constraints_func | (optuna not installed) | | | |")
 

@@ -48,5 +48,5 @@ pub use algorithm::Algorithm;
 pub use error::SamplerError;
 pub use sampler::{History, Sampler};
 pub use space::{ParamSpec, ParamValue, SearchSpace};
-pub use study::Study;
+pub use study::{Floor, Study};
 pub use trial::{Trial, TrialRecord, TrialState};

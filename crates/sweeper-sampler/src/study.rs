@@ -8,6 +8,7 @@ use sweeper_goal::{Direction, SamplerMetric};
 use crate::algorithm::Algorithm;
 use crate::error::SamplerError;
 use crate::sampler::default::{DefaultSampler, Effort};
+use crate::sampler::floor::FloorSampler;
 use crate::sampler::grid::GridSampler;
 use crate::sampler::quasi::QuasiSampler;
 use crate::sampler::random::RandomSampler;
@@ -26,6 +27,37 @@ pub struct Study {
     records: Vec<TrialRecord>,
     points: Vec<Vec<f64>>,
     sampler: Box<dyn Sampler>,
+    floor: Option<Floor>,
+}
+
+/// A floor on one of a study's two metrics, which makes it a constrained study: a trial
+/// *satisfies* when that metric (maximized) is at least `value`, and the study looks for
+/// the satisfying trial of the fewest of the other metric (minimized, the cost). The
+/// `min_gpus` goal is one: `goodput_request_throughput_rps` at least `min_goodput_rps`,
+/// the fewest `used_gpus`.
+///
+/// The default algorithm then models the floor metric as a constraint and the cost as a
+/// function of the parameters, and proposes the points most likely to lower the best
+/// satisfying cost (`src/sampler/floor.rs`); the other algorithms do not read metrics and
+/// are unchanged. [`Study::best_trial`] is the satisfying trial of the fewest cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Floor {
+    /// The metric with the floor (maximized).
+    pub metric: String,
+    /// The floor: a trial satisfies when the metric is at least this.
+    pub value: f64,
+}
+
+impl Floor {
+    /// A floor of `value` on `metric`.
+    pub fn new(metric: impl Into<String>, value: f64) -> Floor {
+        Floor {
+            metric: metric.into(),
+            value,
+        }
+    }
 }
 
 fn make_sampler(
@@ -44,6 +76,7 @@ fn make_sampler(
 
 fn restore_sampler(
     algorithm: Algorithm,
+    floor: bool,
     state: &serde_json::Value,
 ) -> Result<Box<dyn Sampler>, SamplerError> {
     fn de<T: for<'de> Deserialize<'de>>(v: &serde_json::Value) -> Result<T, SamplerError> {
@@ -52,6 +85,7 @@ fn restore_sampler(
         })
     }
     Ok(match algorithm {
+        Algorithm::Default if floor => Box::new(de::<FloorSampler>(state)?),
         Algorithm::Default => Box::new(de::<DefaultSampler>(state)?),
         Algorithm::Random => Box::new(de::<RandomSampler>(state)?),
         Algorithm::QuasiRandom => Box::new(de::<QuasiSampler>(state)?),
@@ -70,6 +104,9 @@ struct Saved {
     seed: u64,
     trials: Vec<SavedTrial>,
     sampler: serde_json::Value,
+    /// Absent in a study without a floor (and in those saved before floors existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    floor: Option<Floor>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -125,7 +162,74 @@ impl Study {
             records: Vec::new(),
             points: Vec::new(),
             sampler,
+            floor: None,
         })
+    }
+
+    /// This study with a [`Floor`]: it must have two metrics, the floor's (maximized) and
+    /// the cost (minimized), and no trial yet.
+    ///
+    /// # Errors
+    ///
+    /// [`SamplerError::InvalidMetrics`] when the metrics do not fit, the floor is not
+    /// finite, or trials were suggested already.
+    pub fn with_floor(mut self, floor: Floor) -> Result<Study, SamplerError> {
+        let fix = "a floor needs two metrics, the floored one maximized and the cost minimized, e.g. metrics [(used_gpus, min), (goodput, max)] with a floor on goodput";
+        let invalid = |what: String| SamplerError::InvalidMetrics {
+            reason: format!("{what}; {fix}"),
+        };
+        if !floor.value.is_finite() {
+            return Err(invalid(format!(
+                "the floor on `{}` is {}, not a finite number",
+                floor.metric, floor.value
+            )));
+        }
+        if self.metrics.len() != 2 {
+            return Err(invalid(format!(
+                "the study has {} metric(s)",
+                self.metrics.len()
+            )));
+        }
+        let Some(m) = self.metrics.iter().find(|m| m.name == floor.metric) else {
+            return Err(invalid(format!(
+                "the floor names `{}`, which is not a metric of the study",
+                floor.metric
+            )));
+        };
+        let cost = self
+            .metrics
+            .iter()
+            .find(|c| c.name != floor.metric)
+            .expect("two distinct metrics");
+        if m.direction != Direction::Maximize || cost.direction != Direction::Minimize {
+            return Err(invalid(format!(
+                "`{}` is {} and `{}` is {}",
+                m.name,
+                direction_word(m.direction),
+                cost.name,
+                direction_word(cost.direction)
+            )));
+        }
+        if !self.records.is_empty() {
+            return Err(invalid(
+                "the study has trials already, so a floor would change the past".to_owned(),
+            ));
+        }
+        if self.algorithm == Algorithm::Default {
+            self.sampler = Box::new(FloorSampler::new(
+                self.seed,
+                &floor.metric,
+                &cost.name,
+                floor.value,
+            ));
+        }
+        self.floor = Some(floor);
+        Ok(self)
+    }
+
+    /// The study's [`Floor`], if it has one.
+    pub fn floor(&self) -> Option<&Floor> {
+        self.floor.as_ref()
     }
 
     /// Lowers the default algorithm's work caps (candidates, fit iterations), for fast
@@ -133,7 +237,7 @@ impl Study {
     /// standard caps. No effect on other algorithms.
     #[doc(hidden)]
     pub fn use_low_effort(&mut self) {
-        if self.algorithm == Algorithm::Default {
+        if self.algorithm == Algorithm::Default && self.floor.is_none() {
             let mut s = DefaultSampler::new(self.seed, self.metrics.len());
             s.set_effort(Effort {
                 random: 150,
@@ -353,14 +457,44 @@ impl Study {
             .collect()
     }
 
-    /// The completed trial best on the first metric (the earliest of equals).
+    /// The completed trial best on the first metric (the earliest of equals). With a
+    /// [`Floor`]: the satisfying trial of the fewest cost (then the highest floored
+    /// metric, then the earliest); while none satisfies, the trial with the highest floored
+    /// metric.
     pub fn best_trial(&self) -> Option<&TrialRecord> {
+        if let Some(floor) = &self.floor {
+            return self.best_with_floor(floor);
+        }
         let mut best: Option<(&TrialRecord, f64)> = None;
         for r in &self.records {
             if let Some(v) = self.signed(r)
                 && best.is_none_or(|(_, b)| v[0] > b)
             {
                 best = Some((r, v[0]));
+            }
+        }
+        best.map(|(r, _)| r)
+    }
+
+    fn best_with_floor(&self, floor: &Floor) -> Option<&TrialRecord> {
+        let cost = &self.metrics.iter().find(|m| m.name != floor.metric)?.name;
+        // (satisfying, −cost, value): larger is better
+        let mut best: Option<(&TrialRecord, (bool, f64, f64))> = None;
+        for r in &self.records {
+            if let TrialState::Completed(v) = &r.state {
+                let value = v[&floor.metric];
+                let sat = value >= floor.value;
+                let key = (sat, if sat { -v[cost] } else { 0.0 }, value);
+                let better = best.as_ref().is_none_or(|(_, b)| {
+                    key.0
+                        .cmp(&b.0)
+                        .then(key.1.total_cmp(&b.1))
+                        .then(key.2.total_cmp(&b.2))
+                        .is_gt()
+                });
+                if better {
+                    best = Some((r, key));
+                }
             }
         }
         best.map(|(r, _)| r)
@@ -390,6 +524,7 @@ impl Study {
                 })
                 .collect(),
             sampler: self.sampler.save(),
+            floor: self.floor.clone(),
         };
         serde_json::to_value(saved).unwrap_or_default()
     }
@@ -408,7 +543,10 @@ impl Study {
             });
         }
         let mut study = Study::new(saved.space, saved.metrics, saved.algorithm, saved.seed)?;
-        study.sampler = restore_sampler(saved.algorithm, &saved.sampler)?;
+        if let Some(floor) = saved.floor {
+            study = study.with_floor(floor)?;
+        }
+        study.sampler = restore_sampler(saved.algorithm, study.floor.is_some(), &saved.sampler)?;
         for (i, t) in saved.trials.into_iter().enumerate() {
             if t.id != i as u64 || !study.domain.contains(&t.point) {
                 return Err(SamplerError::Restore {
@@ -440,5 +578,12 @@ impl Study {
             study.points.push(t.point);
         }
         Ok(study)
+    }
+}
+
+fn direction_word(d: Direction) -> &'static str {
+    match d {
+        Direction::Maximize => "maximized",
+        Direction::Minimize => "minimized",
     }
 }

@@ -40,7 +40,7 @@ impl BranchStudies {
                 .sweep
                 .seed
                 .wrapping_add((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let study = Study::new(space, config.goal.sampler_metrics(), algorithm, seed)?;
+            let study = super::proposer::goal_study(config, space, algorithm, seed)?;
             branches.push((mode, study));
         }
         Ok(BranchStudies {

@@ -202,8 +202,16 @@ impl Ledger {
                                 self.tallies.over_sla += 1;
                             }
                             Ok((candidate, None)) => {
-                                let value = scorer.sampler_value(&candidate);
-                                measurement = Some(measurement_of(&candidate, self.pareto, value));
+                                measurement = Some(match self.goal.sampler_floor() {
+                                    Some((floor_metric, _)) => {
+                                        floored_measurement(&candidate, floor_metric)
+                                    }
+                                    None => measurement_of(
+                                        &candidate,
+                                        self.pareto,
+                                        scorer.sampler_value(&candidate),
+                                    ),
+                                });
                                 score = Some(candidate.score);
                                 self.evaluated.push(candidate);
                             }
@@ -406,6 +414,15 @@ fn measurement_of(candidate: &Candidate, pareto: bool, value: f64) -> BTreeMap<S
     } else {
         BTreeMap::from([("objective".to_owned(), value)])
     }
+}
+
+/// The study measurement of a feasible candidate under `min_gpus`: its `used_gpus` (the
+/// cost) and its goodput (`score`, the metric with the floor), raw.
+fn floored_measurement(candidate: &Candidate, floor_metric: &str) -> BTreeMap<String, f64> {
+    BTreeMap::from([
+        ("used_gpus".to_owned(), candidate.used_gpus),
+        (floor_metric.to_owned(), candidate.score),
+    ])
 }
 
 /// The GPU count a report gives (`used_gpus`, else `total_gpus`, else 0).

@@ -161,10 +161,124 @@ pub fn default_study(config: &SweepConfig) -> Result<Study, RunError> {
         sweeper_goal::AlgorithmName::QuasiRandom => Algorithm::QuasiRandom,
         sweeper_goal::AlgorithmName::Grid => Algorithm::Grid,
     };
-    Ok(Study::new(
-        search_space(config)?,
-        config.goal.sampler_metrics(),
-        algorithm,
-        config.sweep.seed,
-    )?)
+    goal_study(config, search_space(config)?, algorithm, config.sweep.seed)
+}
+
+/// A study of `space` for the config's goal: its metrics, and under `min_gpus` the goodput
+/// floor (so that the default algorithm models the floor as a constraint and the GPU
+/// count as a function of the parameters).
+pub(crate) fn goal_study(
+    config: &SweepConfig,
+    space: sweeper_sampler::SearchSpace,
+    algorithm: Algorithm,
+    seed: u64,
+) -> Result<Study, RunError> {
+    let study = Study::new(space, config.goal.sampler_metrics(), algorithm, seed)?;
+    Ok(match config.goal.sampler_floor() {
+        Some((metric, floor)) => study.with_floor(sweeper_sampler::Floor::new(metric, floor))?,
+        None => study,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::{EvalOutcome, EvalRequest, Evaluator};
+    use crate::run::Sweeper;
+    use std::sync::Mutex;
+    use sweeper_sampler::TrialState;
+
+    /// A toy serving model: each replica of `tp` GPUs serves `tp` requests a second, up to
+    /// the offered 6; goodput is what is served.
+    struct Toy;
+
+    impl Evaluator for Toy {
+        fn evaluate(&self, _worker: usize, request: &EvalRequest) -> EvalOutcome {
+            let tp = request.parameters["tp"].as_f64().unwrap_or(1.0);
+            let replicas = request.parameters["replicas"].as_f64().unwrap_or(1.0);
+            let goodput = (tp * replicas).min(6.0);
+            EvalOutcome::Report(
+                BTreeMap::from([
+                    ("goodput_request_throughput_rps".to_owned(), goodput),
+                    ("output_throughput_tok_s".to_owned(), 100.0 * goodput),
+                ])
+                .into(),
+            )
+        }
+    }
+
+    /// Records every measurement the engine tells the study.
+    struct Recording(Study, Mutex<Vec<BTreeMap<String, f64>>>);
+
+    impl Proposer for Recording {
+        fn suggest(&mut self, count: usize) -> Result<Vec<Trial>, RunError> {
+            Proposer::suggest(&mut self.0, count)
+        }
+        fn observe(&mut self, trial: u64, m: &BTreeMap<String, f64>) -> Result<(), RunError> {
+            self.1.lock().unwrap().push(m.clone());
+            Ok(self.0.observe(trial, m)?)
+        }
+        fn observe_infeasible(&mut self, trial: u64, reason: &str) -> Result<(), RunError> {
+            Ok(self.0.observe_infeasible(trial, reason)?)
+        }
+    }
+
+    const MIN_GPUS: &str =
+        "goal: {target: min_gpus, min_goodput_rps: 5.7, sla: {ttft_ms: 2000, itl_ms: 30}}
+search_space:
+  gpu_budget: 64
+  used_gpus: [tp, replicas]
+  parameters: {tp: {values: [1, 2, 4, 8]}, replicas: {int: [1, 8]}}
+sweep: {max_trials: 12, candidates_per_round: 4, parallel_evals: 1, seed: 3}";
+
+    #[test]
+    fn a_min_gpus_study_has_the_floor_and_is_told_gpus_and_goodput() {
+        let config = sweeper_goal::parse(MIN_GPUS).unwrap();
+        let study = default_study(&config).unwrap();
+        assert_eq!(
+            study.floor(),
+            Some(&sweeper_sampler::Floor::new(
+                "goodput_request_throughput_rps",
+                5.7
+            ))
+        );
+        let names: Vec<&str> = study.metrics().iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["used_gpus", "goodput_request_throughput_rps"]);
+        let mut proposer = Recording(study, Mutex::new(Vec::new()));
+        let result = Sweeper::builder(&config)
+            .evaluator(&Toy)
+            .proposer(&mut proposer)
+            .run()
+            .unwrap();
+        let told = proposer.1.lock().unwrap().clone();
+        assert_eq!(told.len(), result.trials.len());
+        for (m, t) in told.iter().zip(&result.trials) {
+            let gpus = t.config["tp"].as_f64().unwrap() * t.config["replicas"].as_f64().unwrap();
+            assert_eq!(m["used_gpus"], gpus, "{m:?}");
+            assert_eq!(m["goodput_request_throughput_rps"], gpus.min(6.0), "{m:?}");
+        }
+        // the study's best is the satisfying trial of the fewest GPUs it saw
+        let best = proposer.0.best_trial().unwrap();
+        let TrialState::Completed(v) = &best.state else {
+            panic!("the best trial is completed")
+        };
+        let fewest = told
+            .iter()
+            .filter(|m| m["goodput_request_throughput_rps"] >= 5.7)
+            .map(|m| m["used_gpus"])
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(v["used_gpus"], fewest);
+    }
+
+    #[test]
+    fn other_goals_keep_their_one_objective() {
+        let config = sweeper_goal::parse(
+            "search_space: {gpu_budget: 8, parameters: {tp: {values: [1, 2, 4, 8]}}}",
+        )
+        .unwrap();
+        let study = default_study(&config).unwrap();
+        assert_eq!(study.floor(), None);
+        assert_eq!(study.metrics().len(), 1);
+        assert_eq!(study.metrics()[0].name, "objective");
+    }
 }

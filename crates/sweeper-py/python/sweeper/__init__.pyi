@@ -73,7 +73,8 @@ class Config:
     @property
     def metrics(self) -> list[tuple[str, Literal["max", "min"]]]:
         """The study's metrics: ``[("objective", "max")]`` for a scalar goal, one per objective
-        for a pareto goal."""
+        for a pareto goal; under ``min_gpus``, ``[("used_gpus", "min"),
+        ("goodput_request_throughput_rps", "max")]`` (the study's floor is on the second)."""
     @property
     def gpu_budget(self) -> int: ...
     @property
@@ -117,7 +118,11 @@ class Study:
     ``space``: a dict in the config's syntax (``{"x": {"float": [0, 1]}, "tp": {"values":
     [1, 2, 4]}}``), a ``Space`` or a ``Config``; ``metrics``: ``(name, "max" | "min")``
     pairs (a ``Config`` gives its goal's); ``algorithm``: ``"default"`` (GP-UCB-PE),
-    ``"random"``, ``"quasi_random"`` or ``"grid"``."""
+    ``"random"``, ``"quasi_random"`` or ``"grid"``; ``floor``: ``(metric, value)``, a
+    constrained study of two metrics, the cost (``"min"``) and ``metric`` (``"max"``, which
+    satisfies at ``value`` or more), that looks for the fewest cost that satisfies (a
+    ``Config`` whose target is ``min_gpus`` gives ``("goodput_request_throughput_rps",
+    min_goodput_rps)``)."""
 
     def __init__(
         self,
@@ -125,6 +130,7 @@ class Study:
         metrics: Optional[Sequence[tuple[str, Direction]]] = None,
         algorithm: str = "default",
         seed: int = 42,
+        floor: Optional[tuple[str, float]] = None,
     ) -> None: ...
     MAX_SUGGEST: int
     """The most trials one ``suggest`` call of the default, random and quasi-random
@@ -146,7 +152,12 @@ class Study:
     @property
     def trials(self) -> list[Trial]: ...
     def pareto_optimal_trials(self) -> list[Trial]: ...
-    def best_trial(self) -> Optional[Trial]: ...
+    def best_trial(self) -> Optional[Trial]:
+        """The completed trial best on the first metric; with a floor, the satisfying trial
+        of the fewest cost (while none satisfies, the highest floored metric)."""
+    @property
+    def floor(self) -> Optional[tuple[str, float]]:
+        """The floor ``(metric, value)``, or None."""
     @property
     def metrics(self) -> list[tuple[str, Literal["max", "min"]]]: ...
     @property

@@ -6,6 +6,7 @@ use crate::space::{Domain, SearchSpace};
 use crate::trial::{TrialRecord, TrialState};
 
 pub(crate) mod default;
+pub(crate) mod floor;
 mod gp;
 pub(crate) mod grid;
 mod linalg;

@@ -2,6 +2,7 @@
 
 mod degenerate;
 mod edges;
+mod floor;
 mod hedge;
 mod lines;
 mod study;
