@@ -308,7 +308,8 @@ pub enum ConfigError {
         path: String,
         /// The GPU without a price.
         gpu: String,
-        /// Where the GPU comes from (`search_space.parameters.gpu`, `evaluator.builtin.gpu`).
+        /// Where the GPU comes from (`search_space.parameters.gpu`,
+        /// `search_space.topology.gpu`, `evaluator.builtin.gpu`).
         source_path: String,
     },
     /// `workload:` mixes the trace shape and the synthetic shape (SPEC 5).

@@ -183,7 +183,7 @@ pub use load::{
 };
 pub use nesting::MAX_NESTING;
 pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
-pub use price::{GPU_KEY, candidate_gpu};
+pub use price::{GPU_KEY, candidate_gpu, default_gpu};
 pub use slurm::{DEFAULT_POLL_SECONDS, GpuFlag, SlurmConfig, format_time_limit, parse_time_limit};
 pub use space::{
     DEFAULT_GPU_BUDGET, ParameterSpec, RESERVED_PARAMETER_NAMES, SearchSpaceConfig, UsedGpus,

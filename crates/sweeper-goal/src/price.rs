@@ -1,9 +1,10 @@
 //! Which GPU a candidate runs on, for a price map (`goal.price_per_gpu_hour: {h200: 3.5}`).
 //!
-//! Kept apart and small on purpose: until the search space has a topology block
-//! (`search_space.topology.gpu`), a candidate's GPU is its parameter named `gpu`, else the
-//! built-in evaluator's `gpu:`. When the topology lands, its GPU is one more source here.
+//! Kept apart and small on purpose: a candidate's GPU is its parameter named `gpu`, else
+//! the topology's GPU (`search_space.topology.gpu`, the card every deployment of the pool
+//! runs on), else the built-in evaluator's `gpu:`.
 
+use crate::config::SweepConfig;
 use crate::error::ConfigError;
 use crate::evaluator::{EvaluatorConfig, EvaluatorKind};
 use crate::goal::{Goal, Price};
@@ -39,8 +40,26 @@ pub(crate) fn builtin_gpu(evaluator: Option<&EvaluatorConfig>) -> Option<&str> {
     }
 }
 
+/// The GPU of every candidate of `config` without a `gpu` parameter: the topology's
+/// `gpu` (`search_space.topology.gpu`), else the built-in evaluator's `gpu:`; `None` when
+/// neither is set. What a price map reads for such a candidate.
+///
+/// ```
+/// let config = sweeper_goal::parse(
+///     "search_space: {gpu_budget: 8, topology: {model: qwen3-32b-fp8, gpu: b200}}\nevaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}",
+/// )?;
+/// assert_eq!(sweeper_goal::default_gpu(&config), Some("b200"));
+/// # Ok::<(), sweeper_goal::ConfigError>(())
+/// ```
+pub fn default_gpu(config: &SweepConfig) -> Option<&str> {
+    match &config.search_space.topology {
+        Some(t) => Some(t.gpu.as_str()),
+        None => builtin_gpu(config.evaluator.as_ref()),
+    }
+}
+
 /// With a price map, every GPU the config can give a candidate has a price: each choice of
-/// a `gpu` parameter, else the built-in evaluator's `gpu:`.
+/// a `gpu` parameter, else the topology's `gpu`, else the built-in evaluator's `gpu:`.
 pub(crate) fn check_gpus(
     goal: &Goal,
     space: &SearchSpaceConfig,
@@ -62,6 +81,16 @@ pub(crate) fn check_gpus(
             }
         }
         Some(_) => {}
+        None if space.topology.is_some() => {
+            let gpu = space
+                .topology
+                .as_ref()
+                .map(|t| t.gpu.as_str())
+                .unwrap_or_default();
+            if !map.contains_key(gpu) {
+                return Err(missing(gpu, "search_space.topology.gpu".to_owned()));
+            }
+        }
         None => {
             if let Some(gpu) = builtin_gpu(evaluator)
                 && !map.contains_key(gpu)

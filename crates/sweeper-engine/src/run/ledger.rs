@@ -373,13 +373,11 @@ pub(crate) fn record_load(config: &mut Map<String, Value>, report: &RawReport) {
     }
 }
 
-/// The built-in evaluator's `gpu:`, the GPU of every candidate without a `gpu` parameter
-/// (what a price map reads for it).
+/// The GPU of every candidate without a `gpu` parameter (what a price map reads for it):
+/// the topology's `gpu` (`search_space.topology.gpu`), else the built-in evaluator's
+/// `gpu:` ([`sweeper_goal::default_gpu`]).
 pub fn builtin_gpu(config: &SweepConfig) -> Option<String> {
-    match &config.evaluator.as_ref()?.kind {
-        sweeper_goal::EvaluatorKind::Builtin(v) => Some(v.get("gpu")?.as_str()?.to_owned()),
-        sweeper_goal::EvaluatorKind::Command { .. } => None,
-    }
+    sweeper_goal::default_gpu(config).map(str::to_owned)
 }
 
 /// The group a failure reason is counted under in the summary: over-budget reasons differ
@@ -492,6 +490,22 @@ pub(crate) fn replayed_source(rec: &super::journal::Recorded) -> Option<Source> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_price_map_reads_the_topology_gpu_before_the_builtin_one() {
+        let config = |space: &str| {
+            sweeper_goal::parse(&format!(
+                "goal: {{target: cost_per_mtok, price_per_gpu_hour: {{b200: 5, h200: 3.5}}}}
+search_space: {space}
+evaluator: {{builtin: {{model: qwen3-32b-fp8, gpu: h200}}}}"
+            ))
+            .unwrap()
+        };
+        let topology = config("{gpu_budget: 8, topology: {model: qwen3-32b-fp8, gpu: b200}}");
+        assert_eq!(builtin_gpu(&topology).as_deref(), Some("b200"));
+        let flat = config("{gpu_budget: 8, parameters: {tp: {values: [1, 2]}}}");
+        assert_eq!(builtin_gpu(&flat).as_deref(), Some("h200"));
+    }
 
     #[test]
     fn the_front_kept_as_points_arrive_has_the_size_of_the_front_of_them_all() {

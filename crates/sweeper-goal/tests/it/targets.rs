@@ -173,6 +173,22 @@ fn rows() -> Vec<(&'static str, String, Want)> {
             Some(("price_missing_gpu", "goal.price_per_gpu_hour")),
         ),
         (
+            "price map covers the topology gpu",
+            format!(
+                "{}\n{TOPOLOGY}\nevaluator: {{builtin: {{model: qwen3-32b-fp8, gpu: h100}}}}",
+                goal("target: cost_per_mtok, price_per_gpu_hour: {b200: 5}")
+            ),
+            None,
+        ),
+        (
+            "price map misses the topology gpu",
+            format!(
+                "{}\n{TOPOLOGY}\nevaluator: {{builtin: {{model: qwen3-32b-fp8, gpu: b200}}}}",
+                goal("target: cost_per_mtok, price_per_gpu_hour: {h200: 3.5}")
+            ),
+            Some(("price_missing_gpu", "goal.price_per_gpu_hour")),
+        ),
+        (
             "price map misses the builtin gpu",
             format!(
                 "{}\nevaluator: {{builtin: {{model: qwen3-32b-fp8, gpu: h100}}}}",
@@ -182,6 +198,9 @@ fn rows() -> Vec<(&'static str, String, Want)> {
         ),
     ]
 }
+
+/// A topology block on B200s (the candidates' GPU for a price map).
+const TOPOLOGY: &str = "search_space: {gpu_budget: 8, topology: {model: qwen3-32b-fp8, gpu: b200}}";
 
 #[test]
 fn spec9_rules_table() {
@@ -253,6 +272,13 @@ fn each_new_rule_says_how_to_fix_it() {
             goal("target: cost_per_mtok, price_per_gpu_hour: {h200: 3.5}")
         )),
         "goal.price_per_gpu_hour: no price for GPU `b200` (used by search_space.parameters.gpu); add `b200: <dollars per GPU-hour>` to the map, or give one price for every GPU"
+    );
+    assert_eq!(
+        message(&format!(
+            "{}\n{TOPOLOGY}",
+            goal("target: cost_per_mtok, price_per_gpu_hour: {h200: 3.5}")
+        )),
+        "goal.price_per_gpu_hour: no price for GPU `b200` (used by search_space.topology.gpu); add `b200: <dollars per GPU-hour>` to the map, or give one price for every GPU"
     );
     let m = message(&goal(&format!("strict_sla: {{percentile: 0}}, {SLA}")));
     assert!(
