@@ -32,6 +32,7 @@ mod convert;
 mod export;
 mod fronts;
 mod plot;
+mod recommend;
 mod schema;
 mod score;
 mod study;
@@ -77,6 +78,7 @@ fn _sweeper(m: &Bound<'_, PyModule>) -> PyResult<()> {
     config::register(m)?;
     study::register(m)?;
     score::register(m)?;
+    recommend::register(m)?;
     sweep::register(m)?;
     export::register(m)?;
     schema::register(m)?;

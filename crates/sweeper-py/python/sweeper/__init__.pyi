@@ -195,6 +195,24 @@ def score(config: ConfigLike, reports: Iterable[Mapping[str, Any]]) -> list[Cand
     reached ``min_goodput_rps``; those rank first, fewest GPUs first). The goal's price is
     applied to ``cost_per_mtok``; with ``strict_sla`` the rows over a bound are dropped."""
 
+def recommend(
+    config: ConfigLike,
+    source: Union[PathOrText, Iterable[Mapping[str, Any]]],
+    rate: float,
+    scale_replicas: bool = False,
+    runner_ups: int = 3,
+) -> dict[str, Any]:
+    """The fewest-GPU configuration that serves ``rate`` requests a second under the
+    config's SLA, as ``sweeper recommend --config CONFIG SOURCE --rate RATE --format json``
+    answers (the same dict). ``source``: a sweep's output directory or its
+    ``journal.jsonl`` (its feasible trials, re-scored under ``config``), or rows as
+    ``score`` takes (those over the GPU budget or a strict SLA left out).
+    ``scale_replicas``: k copies of a candidate serve k times its goodput with k times its
+    GPUs (only when the evaluator is linear in replicas). ``outcome`` is ``"found"``
+    (``best``, ``runner_ups``, ``scaled``, ``considered``) or ``"none_serves"``
+    (``best_goodput``, ``failed_bounds``, ``scaled``, ``considered``); each pick has
+    ``candidate``, ``goodput_rps``, ``copies``, ``gpus`` and ``margin``."""
+
 def run(
     config: ConfigLike,
     evaluator: Optional[Callable[[dict[str, Any]], Report]] = None,
