@@ -7,7 +7,8 @@ run, so both see identical numbers). Each run is capped at the grid's size.
     python3 crates/sweeper-sampler/bench/min_gpus_bench.py SWEEPER_BINARY [SEEDS] [CONFIG]
 
 Optuna is optional (`pip install optuna`); without it its rows are skipped. Prints a
-markdown table.
+markdown table. With `MIN_GPUS_TABLE=PATH` it also writes the grid's numbers there, which
+`cargo run --release -p sweeper-sampler --example min_gpus_replay` replays in process.
 """
 
 import json
@@ -123,6 +124,10 @@ def main():
             for t in grid
         }
         best = min(t["config"]["used_gpus"] for t in grid if satisfying(t))
+        if os.environ.get("MIN_GPUS_TABLE"):
+            # the grid's numbers, for the in-process replay (examples/min_gpus_replay.rs)
+            with open(os.environ["MIN_GPUS_TABLE"], "w") as f:
+                json.dump([[*k, *v] for k, v in sorted(table.items())], f)
         print(f"{len(table)} points; fewest GPUs reaching {FLOOR} req/s: {best}")
         print()
         print(f"| sampler | median trials | mean | worst | not found in {cap} |")
