@@ -42,14 +42,30 @@ def test_recommend_equals_sweeper_recommend(sweep, cli, rate, flags):
     assert (code == 0) == (want["outcome"] == "found")
 
 
-def test_recommend_on_the_example_finds_two_gpus_at_four_requests(sweep):
-    got = sweeper.recommend(CONFIG, sweep, 4)
-    assert got["outcome"] == "found"
-    assert got["best"]["gpus"] == 2
-    assert got["scaled"] is False
-    none = sweeper.recommend(CONFIG, sweep, 12)
-    assert none["outcome"] == "none_serves"
-    assert none["failed_bounds"][0][0] == "capacity"
+def fewest_gpus_serving(sweep, rate):
+    """The oracle: the fewest used_gpus among the sweep's feasible trials whose goodput
+    reaches `rate` (examples/min-gpus.yaml has no strict SLA), or None."""
+    trials = json.loads((sweep / "result.json").read_text())["trials"]
+    gpus = [
+        t["config"]["used_gpus"]
+        for t in trials
+        if t["status"] == "feasible"
+        and t["metrics"].get("goodput_request_throughput_rps", 0.0) >= rate
+    ]
+    return min(gpus) if gpus else None
+
+
+def test_recommend_on_the_example_matches_the_exhaustive_grid(sweep):
+    for rate in (1, 4, 12):
+        got = sweeper.recommend(CONFIG, sweep, rate)
+        fewest = fewest_gpus_serving(sweep, rate)
+        if fewest is None:
+            assert got["outcome"] == "none_serves", rate
+            assert got["failed_bounds"], rate
+        else:
+            assert got["outcome"] == "found", rate
+            assert got["best"]["gpus"] == fewest, rate
+            assert got["scaled"] is False
 
 
 def test_recommend_on_report_rows():
