@@ -45,8 +45,10 @@ pub(crate) fn builtin_gpu(evaluator: Option<&EvaluatorConfig>) -> Option<&str> {
 /// neither is set. What a price map reads for such a candidate.
 ///
 /// ```
+/// // JSON, which every build reads (YAML needs the default `yaml` feature)
 /// let config = sweeper_goal::parse(
-///     "search_space: {gpu_budget: 8, topology: {model: qwen3-32b-fp8, gpu: b200}}\nevaluator: {builtin: {model: qwen3-32b-fp8, gpu: h200}}",
+///     r#"{"search_space": {"gpu_budget": 8, "topology": {"model": "qwen3-32b-fp8", "gpu": "b200"}},
+///         "evaluator": {"builtin": {"model": "qwen3-32b-fp8", "gpu": "h200"}}}"#,
 /// )?;
 /// assert_eq!(sweeper_goal::default_gpu(&config), Some("b200"));
 /// # Ok::<(), sweeper_goal::ConfigError>(())
