@@ -3,7 +3,7 @@
 
 use crate::axis::{Axis, text_width};
 use crate::context::Ctx;
-use crate::frontier::{axis_values, draw_axes, draw_bounds};
+use crate::frontier::{attainment_steps, axis_values, draw_axes, draw_bounds};
 use crate::legend::{Entry, style_entries, write_legend};
 use crate::parts::{draw_labels, line_boxes, mark_box, plot_area};
 use crate::style::{HEADER, LEGEND_FONT, LEGEND_W, PALETTE, Rect, STRIP, TICK_FONT};
@@ -269,19 +269,10 @@ impl View<'_> {
                     .iter()
                     .filter_map(|&i| points[i].pair(xi, yi))
                     .collect();
-                let mut path = Vec::with_capacity(pts.len() * 2);
-                for (j, &p) in pts.iter().enumerate() {
-                    if j > 0 {
-                        let prev = pts[j - 1];
-                        let corner = if xo.minimize {
-                            (p.0, prev.1)
-                        } else {
-                            (prev.0, p.1)
-                        };
-                        path.push(to_px(corner));
-                    }
-                    path.push(to_px(p));
-                }
+                let path: Vec<_> = attainment_steps(&pts, xo.minimize)
+                    .into_iter()
+                    .map(to_px)
+                    .collect();
                 svg.polyline(&path, colour(k), 2.2);
                 obstacles.extend(line_boxes(&path));
             }

@@ -185,22 +185,11 @@ pub(crate) fn draw_panel(svg: &mut Svg, ctx: &Ctx, frame: Rect, yi: usize, xi: u
         .filter_map(|p| at(p).map(|(x, y)| mark_box(x, y)))
         .collect();
     if line {
-        // The attainment boundary: between two front points the step keeps the worse
-        // value of the y objective; a minimized x (a latency) turns the corner first.
-        let mut path = Vec::with_capacity(front.len() * 2);
         let pts: Vec<(f64, f64)> = front.iter().filter_map(|p| p.pair(xi, yi)).collect();
-        for (k, &p) in pts.iter().enumerate() {
-            if k > 0 {
-                let prev = pts[k - 1];
-                let corner = if xo.minimize {
-                    (p.0, prev.1)
-                } else {
-                    (prev.0, p.1)
-                };
-                path.push(to_px(corner));
-            }
-            path.push(to_px(p));
-        }
+        let path: Vec<_> = attainment_steps(&pts, xo.minimize)
+            .into_iter()
+            .map(to_px)
+            .collect();
         svg.polyline(&path, FRONT, 2.2);
         obstacles.extend(line_boxes(&path));
     }
@@ -289,4 +278,23 @@ pub(crate) fn draw_bounds(
             svg.halo_text(plot.x + plot.w - 5.0, py - 5.0, &b.label, 11.0, "end");
         }
     }
+}
+
+/// The attainment boundary through front points sorted along x, in data space: between two
+/// points the step keeps the worse value of the y objective; a minimized x (a latency)
+/// turns the corner first. The frontier chart and the comparison draw it alike.
+pub(crate) fn attainment_steps(pts: &[(f64, f64)], minimize_x: bool) -> Vec<(f64, f64)> {
+    let mut path = Vec::with_capacity(pts.len() * 2);
+    for (k, &p) in pts.iter().enumerate() {
+        if k > 0 {
+            let prev = pts[k - 1];
+            path.push(if minimize_x {
+                (p.0, prev.1)
+            } else {
+                (prev.0, p.1)
+            });
+        }
+        path.push(p);
+    }
+    path
 }
