@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use sweeper_goal::Direction;
 use sweeper_score::{ScoreError, front};
-use sweeper_tables::input::{NumericTable, read_numeric_tables};
+use sweeper_tables::input::{NumericTable, read_columns};
 
 const AFTER_HELP: &str = "\
 Rows are numbered from 0 in input order (comment lines, the CSV header and blank lines are not
@@ -95,7 +95,7 @@ pub(crate) struct Args {
     #[arg(long)]
     ranks: bool,
     #[command(flatten)]
-    map: super::read_args::MapArgs,
+    read: super::read_args::ReadArgs,
 }
 
 /// One `--objective NAME:max|min`.
@@ -283,14 +283,14 @@ pub(crate) fn run(args: &Args) -> CliResult {
         .map(|r| parse_reference(r, d))
         .transpose()?;
 
-    let read = args.map.columns(&columns)?;
+    args.read.check_columns(&columns)?;
     let t_load = Instant::now();
-    let (mut table, notes) =
-        read_numeric_tables(&args.inputs, &read).map_err(|e| input_error(&e))?;
-    // shown under the names the objectives give them
-    table.columns.clone_from(&columns);
+    let read = read_columns(&args.inputs, &columns, &args.read.options(None))
+        .map_err(|e| input_error(&e))?;
+    let table = read.table;
     let load_ms = millis(t_load);
-    for n in notes {
+    super::read_args::note_formats(read.formats.iter().map(|(p, f)| (p.as_path(), *f)));
+    for n in read.notes {
         note(&format!("warning: {n}"));
     }
     let kernel = |e: ScoreError| kernel_error(&e, &columns);

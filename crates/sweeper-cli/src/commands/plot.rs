@@ -16,7 +16,7 @@ use sweeper_plot::{
     sla_bounds, sla_checks,
 };
 use sweeper_score::{Candidate, Scorer};
-use sweeper_tables::input::{NumericTable, read_bytes, read_numeric_columns};
+use sweeper_tables::input::{NumericTable, read_bytes, read_columns};
 use sweeper_tables::{ResultFile, chart_of, subtitle};
 
 const AFTER_HELP: &str = "\
@@ -109,7 +109,7 @@ pub(crate) struct Args {
     #[command(flatten)]
     style: super::style::StyleArgs,
     #[command(flatten)]
-    map: super::read_args::MapArgs,
+    read: super::read_args::ReadArgs,
 }
 
 /// What the input turned out to be, and how to draw it.
@@ -628,11 +628,20 @@ fn read_rows(
 fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result<Plot, CliError> {
     let objectives = parse_axes(&args.objectives)?;
     let columns: Vec<String> = objectives.iter().map(|o| o.name.clone()).collect();
-    let read = args.map.columns(&columns)?;
+    args.read.check_columns(&columns)?;
+    let options = args
+        .read
+        .options(config.and_then(|c| c.search_space.used_gpus.as_ref()));
     let table = if columns.iter().any(|c| c == Objective::CostPerMtok.name()) {
-        priced_columns(args, config, &columns)?
+        priced_columns(args, config, &columns, &options)?
     } else {
-        read_numeric_columns(&args.input, &read).map_err(|e| super::output::input_error(&e))?
+        let read = read_columns(std::slice::from_ref(&args.input), &columns, &options)
+            .map_err(|e| super::output::input_error(&e))?;
+        super::read_args::note_formats(read.formats.iter().map(|(p, f)| (p.as_path(), *f)));
+        for n in read.notes {
+            super::output::note(&format!("warning: {n}"));
+        }
+        read.table
     };
     let d = columns.len();
     let directions: Vec<Direction> = objectives
@@ -648,7 +657,7 @@ fn table_plot(args: &Args, config: Option<&SweepConfig>, dir: PathBuf) -> Result
     let front = sweeper_score::front::nondominated(&table.data, d, &directions)
         .map_err(|e| CliError::invalid(e.to_string()))?;
     // the other columns, for tooltips, labels and colours (CSV and JSON; not .npy)
-    let rows = read_rows(&args.input, args.map.options());
+    let rows = read_rows(&args.input, options);
     let mut chart = Chart::new(default_title(&args.input), objectives);
     "row".clone_into(&mut chart.id_label);
     let mut on_front = vec![false; table.rows];
@@ -690,6 +699,7 @@ fn priced_columns(
     args: &Args,
     config: Option<&SweepConfig>,
     columns: &[String],
+    options: &sweeper_tables::input::ReadOptions,
 ) -> Result<NumericTable, CliError> {
     let Some(cfg) = config.filter(|c| c.goal.price_per_gpu_hour().is_some()) else {
         return Err(CliError::invalid(format!(
@@ -701,7 +711,7 @@ fn priced_columns(
     let input_error = |e: sweeper_tables::input::InputError| super::output::input_error(&e);
     let mut table = sweeper_tables::input::ReportTable::open(std::slice::from_ref(&args.input))
         .map_err(input_error)?
-        .with_options(args.map.options());
+        .with_options(options.clone());
     let mut rows = Vec::new();
     table.scan(|row, _| rows.push(row)).map_err(input_error)?;
     let gpu = sweeper_engine::run::builtin_gpu(cfg);

@@ -98,21 +98,12 @@ pub(crate) fn note_formats<'a>(formats: impl Iterator<Item = (&'a Path, InputFor
     }
 }
 
-/// `--map FROM=TO` of the commands that read numeric columns (`front`, `plot`): the
-/// objectives name columns as renamed.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct MapArgs {
-    /// Read the column FROM as TO: `-o TO:max` then reads FROM (`--map
-    /// output_throughput=output_throughput_tok_s`); repeatable.
-    #[arg(long = "map", value_name = "FROM=TO", value_parser = ReadOptions::parse_map)]
-    pub(crate) map: Vec<(String, String)>,
-}
-
-impl MapArgs {
-    /// The columns to read for objectives named `names` (as renamed): a name that is a
-    /// map's TO reads its FROM. A map whose TO no objective names, and an objective that
-    /// names a map's FROM, are errors (the column would be read under the wrong name).
-    pub(crate) fn columns(&self, names: &[String]) -> Result<Vec<String>, super::CliError> {
+impl ReadArgs {
+    /// For the commands that read numeric columns (`front`, `plot`): checks that every
+    /// `--map FROM=TO` is read, under its TO, by an objective named `names`. A map whose TO
+    /// no objective names, and an objective that names a map's FROM, are errors (the column
+    /// would be read under the wrong name).
+    pub(crate) fn check_columns(&self, names: &[String]) -> Result<(), super::CliError> {
         for (from, to) in &self.map {
             if names.contains(from) && !names.contains(to) {
                 return Err(super::CliError::io(format!(
@@ -125,22 +116,6 @@ impl MapArgs {
                 )));
             }
         }
-        Ok(names
-            .iter()
-            .map(|n| {
-                self.map
-                    .iter()
-                    .find(|(_, to)| to == n)
-                    .map_or_else(|| n.clone(), |(from, _)| from.clone())
-            })
-            .collect())
-    }
-
-    /// The reading options of the other columns (labels, tooltips): the renames only.
-    pub(crate) fn options(&self) -> ReadOptions {
-        ReadOptions {
-            map: self.map.clone(),
-            ..ReadOptions::default()
-        }
+        Ok(())
     }
 }

@@ -19,6 +19,7 @@ mod journal_trust;
 mod keep;
 mod labels;
 mod load;
+mod one_reader;
 mod orphans;
 mod output_dir;
 mod plot;

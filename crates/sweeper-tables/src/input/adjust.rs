@@ -95,6 +95,14 @@ impl ReadOptions {
             .map_or(name, |(_, to)| to.as_str())
     }
 
+    /// The name the input gives a column read as `name` (the FROM of a `--map` onto it).
+    pub(super) fn source<'a>(&'a self, name: &'a str) -> &'a str {
+        self.map
+            .iter()
+            .find(|(_, to)| to == name)
+            .map_or(name, |(from, _)| from.as_str())
+    }
+
     /// Renames the keys of one object (a row's config or report, a benchmark result),
     /// noting in `seen` which `FROM`s it had. A rename onto a key the object has is an
     /// error (two values for one key).

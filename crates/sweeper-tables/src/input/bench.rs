@@ -229,11 +229,33 @@ pub(super) fn parse_python_json(text: &str) -> serde_json::Result<Value> {
 /// not a JSON object at its start (an array, or text that does not parse: read as reports,
 /// whose reader says what is wrong).
 pub(super) fn detect_json<R: Read>(input: R) -> std::io::Result<Option<Detected>> {
-    let mut reader = BufReader::new(input.take(MAX_BENCH_BYTES));
+    peek_json(input).map(|(found, _)| found)
+}
+
+/// A stream read again from its start: the bytes already read, then the rest.
+pub(super) type Again<R> = std::io::Chain<std::io::Cursor<Vec<u8>>, R>;
+
+/// [`detect_json`] of a stream, which cannot be read twice: what it found, and a reader of
+/// the whole input again (the bytes read to decide, then the rest).
+pub(super) fn peek_json<R: Read>(mut input: R) -> std::io::Result<(Option<Detected>, Again<R>)> {
     let mut seen = Vec::new();
+    let found = {
+        let mut reader = BufReader::new((&mut input).take(MAX_BENCH_BYTES));
+        let found = peek_objects(&mut reader, &mut seen)?;
+        seen.extend_from_slice(reader.buffer());
+        found
+    };
+    Ok((found, std::io::Cursor::new(seen).chain(input)))
+}
+
+/// The reading of [`peek_json`]: every byte it takes from `reader` is appended to `seen`.
+fn peek_objects<R: BufRead>(
+    reader: &mut R,
+    seen: &mut Vec<u8>,
+) -> std::io::Result<Option<Detected>> {
     loop {
         let start = seen.len();
-        if reader.read_until(b'\n', &mut seen)? == 0 {
+        if reader.read_until(b'\n', seen)? == 0 {
             return Ok(None);
         }
         let Ok(line) = std::str::from_utf8(&seen[start..]) else {
@@ -251,8 +273,8 @@ pub(super) fn detect_json<R: Read>(input: R) -> std::io::Result<Option<Detected>
         }
         break;
     }
-    reader.read_to_end(&mut seen)?;
-    let Ok(text) = std::str::from_utf8(&seen) else {
+    reader.read_to_end(seen)?;
+    let Ok(text) = std::str::from_utf8(seen) else {
         return Ok(None);
     };
     Ok(
@@ -325,6 +347,22 @@ pub(super) fn bench_row(format: InputFormat, value: &Value) -> Result<Parts, Str
         InputFormat::Sglang => Ok(flat_result(object, &SGLANG_SETTINGS, sglang_key)),
         InputFormat::GenaiPerf => genai_perf(object),
         InputFormat::Reports => Err("not a benchmark format".to_owned()),
+    }
+}
+
+/// The key a benchmark's own `key` is read as, when the reader renames it
+/// (`output_throughput` → `output_throughput_tok_s`; genai-perf's metrics by their `avg`).
+pub(super) fn read_as(format: InputFormat, key: &str) -> Option<String> {
+    match format {
+        InputFormat::Vllm => vllm_key(key).map(str::to_owned),
+        InputFormat::Sglang => sglang_key(key).map(str::to_owned),
+        InputFormat::GenaiPerf => match key {
+            "time_to_first_token" => Some("mean_ttft_ms".to_owned()),
+            "inter_token_latency" => Some("mean_itl_ms".to_owned()),
+            "request_latency" => Some("mean_e2e_latency_ms".to_owned()),
+            other => Some(genai_avg_key(other)).filter(|k| k != other),
+        },
+        InputFormat::Reports => None,
     }
 }
 
@@ -522,6 +560,42 @@ pub(super) fn format_of<R: Read + Seek>(
     sniffed: TableFormat,
     forced: Option<InputFormat>,
 ) -> Result<InputFormat, InputError> {
+    if let Some(format) = forced_format(path, sniffed, forced)? {
+        return Ok(format);
+    }
+    rewind(path, input)?;
+    let found = detect_json(&mut *input).map_err(|source| InputError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    format_found(path, found)
+}
+
+/// [`format_of`] of a stream (after its byte order mark, as [`super::stream::head`] hands
+/// it): the format and a reader of the whole stream again.
+pub(super) fn peek_format<R: Read>(
+    path: &Path,
+    input: R,
+    sniffed: TableFormat,
+    forced: Option<InputFormat>,
+) -> Result<(InputFormat, Again<R>), InputError> {
+    if let Some(format) = forced_format(path, sniffed, forced)? {
+        return Ok((format, std::io::Cursor::new(Vec::new()).chain(input)));
+    }
+    let (found, again) = peek_json(input).map_err(|source| InputError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok((format_found(path, found)?, again))
+}
+
+/// The format decided without reading the content: the one asked for (refused when the
+/// input is not JSON), or sweeper's reports for an input that is not a JSON object.
+fn forced_format(
+    path: &Path,
+    sniffed: TableFormat,
+    forced: Option<InputFormat>,
+) -> Result<Option<InputFormat>, InputError> {
     if let Some(format) = forced {
         if format != InputFormat::Reports && sniffed != TableFormat::JsonLines {
             return Err(InputError::Format {
@@ -534,16 +608,13 @@ pub(super) fn format_of<R: Read + Seek>(
                 ),
             });
         }
-        return Ok(format);
+        return Ok(Some(format));
     }
-    if sniffed != TableFormat::JsonLines {
-        return Ok(InputFormat::Reports);
-    }
-    rewind(path, input)?;
-    let found = detect_json(&mut *input).map_err(|source| InputError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    Ok((sniffed != TableFormat::JsonLines).then_some(InputFormat::Reports))
+}
+
+/// The format of what [`detect_json`] found.
+fn format_found(path: &Path, found: Option<Detected>) -> Result<InputFormat, InputError> {
     match found {
         Some(Detected::Bench(format)) => Ok(format),
         Some(Detected::Ambiguous) => Err(InputError::Format {

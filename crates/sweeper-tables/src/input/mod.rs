@@ -19,6 +19,7 @@
 
 mod adjust;
 mod bench;
+mod columns;
 mod csv_table;
 mod json;
 mod npy;
@@ -27,6 +28,7 @@ mod stream;
 
 pub use adjust::{Gpus, ReadOptions, TPOT};
 pub use bench::InputFormat;
+pub use columns::{ColumnsRead, read_columns};
 
 pub use npy::{NpyMatrix, encode_npy, parse_npy, read_npy};
 pub use reports::{
@@ -317,50 +319,14 @@ pub fn read_numeric_columns(path: &Path, columns: &[String]) -> Result<NumericTa
 /// [`read_numeric_columns`] of several inputs read as one table (any mix of formats), rows
 /// numbered on across them in order; with the notes for people: each input without data
 /// rows (skipped when there are several; the table needs one row somewhere). Every input
-/// needs the named columns; what else it has does not matter. `-` may be given once.
+/// needs the named columns; what else it has does not matter. `-` may be given once. A
+/// benchmark's result file is read as `sweeper score` reads it ([`read_columns`] with the
+/// default options).
 pub fn read_numeric_tables(
     paths: &[PathBuf],
     columns: &[String],
 ) -> Result<(NumericTable, Vec<String>), InputError> {
-    let several = paths.len() > 1;
-    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        return Err(stdin_twice());
-    }
-    let mut data = Vec::new();
-    let mut rows = 0;
-    let mut notes = Vec::new();
-    for path in paths {
-        let read =
-            open_input(path).and_then(|input| numeric_input(path, input, columns, rows, &mut data));
-        match read {
-            Ok(0) | Err(InputError::Empty { .. }) if several => notes.push(format!(
-                "{}: no data rows; the other inputs are read",
-                path.display()
-            )),
-            Ok(0) => {
-                return Err(InputError::Empty {
-                    path: path.clone(),
-                    detail: String::new(),
-                });
-            }
-            Ok(n) => rows += n,
-            Err(e) if several => return Err(e.in_file(path)),
-            Err(e) => return Err(e),
-        }
-    }
-    if rows == 0 {
-        return Err(InputError::NoRows {
-            paths: paths.to_vec(),
-        });
-    }
-    Ok((
-        NumericTable {
-            columns: columns.to_vec(),
-            data,
-            rows,
-        },
-        notes,
-    ))
+    read_columns(paths, columns, &ReadOptions::default()).map(|read| (read.table, read.notes))
 }
 
 /// [`read_numeric_columns`] of bytes already in memory; `path` only names them in errors.
@@ -386,7 +352,7 @@ pub fn parse_numeric_columns(
 
 /// Reads the named columns of one input, appending its rows (numbered from `first_row`) to
 /// `data`; returns how many rows it has.
-fn numeric_input<R: Read>(
+pub(super) fn numeric_input<R: Read>(
     path: &Path,
     input: R,
     columns: &[String],

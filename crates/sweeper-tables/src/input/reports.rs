@@ -229,12 +229,7 @@ impl<R: Read + Seek> ReportTable<R> {
         }
         seen.check(options)?;
         if nominal > 0 {
-            notes.push(format!(
-                "{nominal} row{} no run duration: each is given one nominal hour \
-                 (duration_ms 3600000, gpu_hours = its GPU count), so that avg_gpu is its GPU \
-                 count exactly; that duration_ms is not the run's",
-                if nominal == 1 { " has" } else { "s have" }
-            ));
+            notes.push(nominal_note(nominal));
         }
         notes.extend(empty_cells.into_iter().map(|(column, n)| {
             format!(
@@ -646,6 +641,16 @@ pub fn for_each_report(
     mut visit: impl FnMut(ReportRow),
 ) -> Result<Vec<String>, InputError> {
     ReportTable::new(vec![(path.to_owned(), Cursor::new(bytes))]).scan(|row, _| visit(row))
+}
+
+/// The note on rows given the nominal hour (see [`super::adjust`]).
+pub(super) fn nominal_note(nominal: usize) -> String {
+    format!(
+        "{nominal} row{} no run duration: each is given one nominal hour (duration_ms \
+         3600000, gpu_hours = its GPU count), so that avg_gpu is its GPU count exactly; that \
+         duration_ms is not the run's",
+        if nominal == 1 { " has" } else { "s have" }
+    )
 }
 
 /// Turns a scorer error about one candidate into an input error at its place.
