@@ -36,11 +36,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The most an evaluator may print on stdout for one candidate (one-shot: the whole output;
 /// persistent: one line).
@@ -131,7 +131,19 @@ impl LineQueue {
 struct InputProgress {
     queued: AtomicU64,
     written: AtomicU64,
+    /// The writer thread is inside a `write` or has not yet counted what one wrote: until it
+    /// clears, `written` may lag bytes the process already read.
+    writing: AtomicBool,
+    /// Tests only: how long the writer waits between a write and counting it, to widen the
+    /// window a loaded machine opens by preempting it there.
+    #[cfg(test)]
+    pause_before_counting: std::sync::Mutex<Duration>,
 }
+
+/// How long [`Proc::unread_input`] waits for the writer thread to count its last write. It is
+/// asked once the process is dead or has closed stdin, when a write returns at once; the
+/// bound only matters if the thread is not scheduled for that long.
+const WRITER_SETTLE: Duration = Duration::from_secs(2);
 
 /// A running evaluator process, its process group and its containment.
 pub(super) struct Proc {
@@ -254,8 +266,17 @@ impl Proc {
     /// How many of the bytes sent to stdin the process has not read: those the writer has
     /// not written (it stops at a broken pipe) and, on Linux, those still in the pipe.
     /// `None` once stdin is closed.
+    ///
+    /// Asked after the process died or closed stdin: it first waits (up to
+    /// [`WRITER_SETTLE`]) for the writer thread to count a write in progress, since a line
+    /// the process read while its write was not yet counted would look unread and be sent
+    /// to another worker a second time.
     pub(super) fn unread_input(&self) -> Option<u64> {
         let pipe = self.stdin_pipe.as_ref()?;
+        let until = Instant::now() + WRITER_SETTLE;
+        while self.input.writing.load(Ordering::Acquire) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(1));
+        }
         let queued = self.input.queued.load(Ordering::Acquire);
         let written = self.input.written.load(Ordering::Acquire);
         let in_pipe = sys::unread_in_pipe(pipe.as_fd()).unwrap_or(0) as u64;
@@ -497,9 +518,17 @@ fn spawn_writer(
             for bytes in rx {
                 let mut rest = &bytes[..];
                 while !broken && !rest.is_empty() {
+                    progress.writing.store(true, Ordering::Release);
                     match (&*stdin).write(rest) {
                         Ok(0) => broken = true,
                         Ok(n) => {
+                            #[cfg(test)]
+                            thread::sleep(
+                                *progress
+                                    .pause_before_counting
+                                    .lock()
+                                    .unwrap_or_else(PoisonError::into_inner),
+                            );
                             progress.written.fetch_add(n as u64, Ordering::AcqRel);
                             rest = &rest[n..];
                         }
@@ -508,6 +537,7 @@ fn spawn_writer(
                         // reach it. The waiter reports a death; this reports the pipe.
                         Err(_) => broken = true,
                     }
+                    progress.writing.store(false, Ordering::Release);
                 }
                 if broken {
                     let _ = tx.send(Event::StdinClosed);
@@ -673,6 +703,38 @@ mod tests {
         assert_ne!(before, run_mark(dir.path()));
     }
     use std::path::Path;
+
+    // A loaded machine can preempt the writer thread between a write and counting it; if
+    // the process reads the line and dies in that window, the line must not look unread
+    // (the persistent evaluator would send the candidate to a new worker a second time:
+    // the flake of `a_persistent_worker_that_dies_fails_its_candidate_and_is_restarted`).
+    #[test]
+    fn a_line_read_before_its_write_was_counted_is_not_unread() {
+        let spec = CommandSpec::new(vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            "read line; exit 1".to_owned(),
+        ]);
+        let mut proc = Proc::spawn(
+            &spec,
+            StdoutMode::Lines {
+                dropped: Arc::default(),
+            },
+        )
+        .unwrap();
+        *proc.input.pause_before_counting.lock().unwrap() = Duration::from_millis(500);
+        proc.send(b"{\"id\": 1}\n".to_vec());
+        loop {
+            match proc.recv_timeout(Duration::from_secs(10)) {
+                Ok(Event::Exited) => break,
+                Ok(_) => {}
+                Err(e) => panic!("the shell did not exit: {e:?}"),
+            }
+        }
+        proc.kill_all();
+        assert_eq!(proc.unread_input(), Some(0), "the shell read its line");
+        proc.finish();
+    }
 
     // Calling `kill_running_evaluators` here would also kill the evaluators of tests running
     // alongside; what it relies on is the registry, checked here.
