@@ -11,6 +11,9 @@
 //! - `model-check`: the built-in serving model against aiconfigurator's estimates and
 //!   measured runs (`crates/sweeper-model/calibration/`), the comparison table (`--check`:
 //!   exit 1 when the checked split falls below its floors; CI runs it).
+//! - `shared-features`: the binary and the Python package build the crates they share with
+//!   the same features, so the pip build after the release build recompiles none of them
+//!   (exit 1 naming each package that differs; CI runs it).
 
 use anyhow::Context;
 use std::path::Path;
@@ -19,6 +22,7 @@ use std::process::{Command, ExitCode};
 mod bench_sampler;
 mod check_frontier;
 mod model_check;
+mod shared_features;
 mod transcripts;
 mod transcripts_cmd;
 
@@ -45,7 +49,7 @@ fn ci() -> anyhow::Result<()> {
     run(cmd)
 }
 
-const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check] | model-check [--split S] [--points FILE] [--table FILE] [--check]>";
+const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check] | model-check [--split S] [--points FILE] [--table FILE] [--check] | shared-features>";
 
 /// The man pages (`clap_mangen`, through the binary's hidden `man` command, which holds the
 /// command-line definition): `sweeper.1` and `sweeper-COMMAND.1` into DIR, default
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
         Some("bench-sampler") => bench_sampler::main(rest),
         Some("transcripts") => transcripts_cmd::main(rest),
         Some("model-check") => model_check::main(rest),
+        Some("shared-features") => shared_features::main(rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {
