@@ -192,6 +192,11 @@ fn config_text(c: &Candidate) -> String {
         .filter(|(k, _)| *k != "used_gpus")
         .map(|(k, v)| match v {
             serde_json::Value::String(s) => format!("{k}={s}"),
+            // a derived load (concurrency 45.6842090316671) reads as the tables show it
+            serde_json::Value::Number(n) => match n.as_f64() {
+                Some(x) if !n.is_i64() && !n.is_u64() => format!("{k}={}", super::table::number(x)),
+                _ => format!("{k}={n}"),
+            },
             other => format!("{k}={other}"),
         })
         .collect();

@@ -528,6 +528,10 @@ fn result_table(file: &ResultFile) -> String {
     header.push("gpus".into());
     if front {
         header.extend(file.objectives.iter().map(|o| o.name.clone()));
+    } else if file.target == sweeper_goal::Objective::MinGpus.name() {
+        // the column holds what min_gpus ranks by after the GPU count, the goodput; named
+        // `min_gpus` beside `gpus` it read as a second GPU count
+        header.push("goodput_rps".into());
     } else {
         header.push(file.target.clone());
     }

@@ -50,6 +50,12 @@ fn recommend_matches_the_exhaustive_grid_on_the_builtin_model() {
         "--no-progress".as_ref(),
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // the ranking's value column is the goodput the target reads, named so: beside `gpus`,
+    // a column named `min_gpus` read as a second GPU count
+    let header = run.stdout.lines().next().unwrap_or_default();
+    let columns: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(columns.last(), Some(&"goodput_rps"), "{}", run.stdout);
+    assert!(!columns.contains(&"min_gpus"), "{header}");
     for rate in [3.8, 1.0] {
         let want = grid_answer(rate);
         let rec = sweeper([
@@ -95,6 +101,16 @@ fn recommend_matches_the_exhaustive_grid_on_the_builtin_model() {
         rec.stdout
     );
     assert!(rec.stdout.contains("best goodput"), "{}", rec.stdout);
+    // a derived load is shown as the tables show numbers, not with 13 decimals
+    let best = rec.stdout.lines().find(|l| l.starts_with("best")).unwrap();
+    let load = best
+        .split("concurrency=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    assert!(load.len() <= 7, "{best}");
     assert!(
         rec.stdout.contains("replica scaling: off"),
         "{}",
