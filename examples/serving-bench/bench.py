@@ -11,12 +11,19 @@ infeasible (the server ran out of memory at start), anything else a failure.
                 --model, Qwen/Qwen3-32B-FP8]
       slurm: {partition: gpu, gpus_per_node: 8, time_limit: "01:00:00"}
 
+It maps the candidate's ``tp`` and ``max_batch_size`` (and a searched ``concurrency``, the
+load) onto the server; any other parameter fails the candidate, naming it, as sweeper's
+adapters do, since a knob the server never sees would only add noise to the sweep
+(``--ignore NAME`` lets one pass as a label).
+
 What it does, step by step:
 
 1. Picks a free TCP port by binding port 0 on the loopback (the kernel never hands the same
    free port to two jobs that share a node), unless ``--port`` is given.
-2. Starts the server in a process group of its own, its output in ``server.log`` in the
-   current directory (the job's directory under Slurm): ``vllm serve MODEL
+2. Starts the server in a process group of its own, its output in ``server-trial-T.log``
+   (T the candidate's trial id) in ``--log-dir``, by default the current directory (under
+   Slurm the directory sweeper runs in, or the evaluator's ``cwd:``), so that evaluations
+   running at once, on one node or on several, never write one log: ``vllm serve MODEL
    --tensor-parallel-size TP --max-num-seqs B --port PORT``, or ``python3 -m
    sglang.launch_server --model-path MODEL --tp TP --max-running-requests B --port PORT``.
    ``--server-cmd`` replaces the command (a Python format string with ``{model}``,
@@ -61,6 +68,10 @@ BENCH = ("vllm bench serve --backend openai --base-url http://127.0.0.1:{port} -
          " --num-prompts {num_prompts} --max-concurrency {concurrency}"
          " --percentile-metrics ttft,tpot,itl,e2el"
          " --save-result --result-filename {result}")
+
+
+# The candidate parameters the server command reads (a searched `concurrency` is the load).
+MAPPED = ("tp", "max_batch_size", "concurrency")
 
 
 def free_port():
@@ -113,11 +124,21 @@ def main():
     ap.add_argument("--bench-cmd", default=BENCH, help="the benchmark command (a format string)")
     ap.add_argument("--start-timeout", type=float, default=1800.0)
     ap.add_argument("--stop-grace", type=float, default=30.0)
+    ap.add_argument("--log-dir", default=".",
+                    help="where server-trial-T.log goes (default: the current directory)")
+    ap.add_argument("--ignore", action="append", default=[], metavar="NAME",
+                    help="a candidate parameter the server does not read (a label); repeatable")
     args = ap.parse_args()
 
     c = json.load(sys.stdin)
     p = c.get("parameters", {})
     w = c.get("workload") or {}
+    unknown = sorted(set(p) - set(MAPPED) - set(args.ignore))
+    if unknown:
+        log(f"the candidate's parameter(s) {', '.join(unknown)} are not mapped to the server: "
+            f"this script maps {', '.join(MAPPED)}; extend its server command, or pass "
+            f"--ignore NAME for a label the server does not read")
+        return 1
     concurrency = c.get("concurrency") or p.get("concurrency") or w.get("concurrency")
     if concurrency is None:
         log("the candidate has no concurrency: set workload.concurrency or search a "
@@ -135,7 +156,9 @@ def main():
         "num_prompts": max(1, round(float(w.get("num_request_ratio", 10)) * concurrency)),
     }
     server_cmd = args.server_cmd or (VLLM if args.engine == "vllm" else SGLANG)
-    server_log = os.path.abspath("server.log")
+    trial = c.get("id", "unknown")
+    server_log = os.path.abspath(os.path.join(args.log_dir, f"server-trial-{trial}.log"))
+    os.makedirs(args.log_dir, exist_ok=True)
     server = None
 
     def on_term(signum, _frame):

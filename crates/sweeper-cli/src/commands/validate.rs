@@ -317,6 +317,9 @@ fn rows(cfg: &SweepConfig) -> Vec<(&'static str, String)> {
             Some(EvaluatorKind::Builtin(v)) => format!("builtin {v}"),
         },
     ));
+    if let Some(slurm) = cfg.evaluator.as_ref().and_then(|e| e.slurm.as_ref()) {
+        rows.push(("slurm", slurm_row(slurm, cfg.sweep.max_eval_seconds)));
+    }
     let s = &cfg.sweep;
     rows.push((
         "sweep",
@@ -333,6 +336,58 @@ fn rows(cfg: &SweepConfig) -> Vec<(&'static str, String)> {
         ),
     ));
     rows
+}
+
+/// `evaluator.slurm` as `validate` shows it: each evaluation is a batch job, with the
+/// options sweeper gives `sbatch` (a time limit left out is `max_eval_seconds` plus a minute).
+fn slurm_row(slurm: &sweeper_goal::SlurmConfig, max_eval_seconds: f64) -> String {
+    let mut parts = vec!["one batch job per evaluation".to_owned()];
+    for (key, value) in [
+        ("partition", &slurm.partition),
+        ("account", &slurm.account),
+        ("job_name", &slurm.job_name),
+        ("gpu_type", &slurm.gpu_type),
+    ] {
+        if let Some(v) = value {
+            parts.push(format!("{key}={v}"));
+        }
+    }
+    if let Some(t) = job_time_limit(slurm, max_eval_seconds) {
+        let derived = if slurm.time_limit.is_none() {
+            " (max_eval_seconds plus a minute)"
+        } else {
+            ""
+        };
+        parts.push(format!(
+            "time_limit={}{derived}",
+            sweeper_goal::format_time_limit(t)
+        ));
+    }
+    if let Some(n) = slurm.gpus_per_node {
+        parts.push(format!("gpus_per_node={n}"));
+    }
+    parts.push(format!("gpu_flag={}", slurm.gpu_flag.name()));
+    if !slurm.sbatch_args.is_empty() {
+        parts.push(format!("sbatch_args=[{}]", slurm.sbatch_args.join(", ")));
+    }
+    parts.push(format!("poll_seconds={}", slurm.poll_seconds));
+    parts.join(" ")
+}
+
+/// The time limit the jobs get, computed as the Slurm evaluator computes it.
+#[cfg(unix)]
+fn job_time_limit(slurm: &sweeper_goal::SlurmConfig, max_eval_seconds: f64) -> Option<u64> {
+    let mut spec = sweeper_eval::SlurmSpec::new(Vec::new(), "jobs");
+    spec.slurm = slurm.clone();
+    spec.timeout = std::time::Duration::try_from_secs_f64(max_eval_seconds)
+        .unwrap_or(std::time::Duration::MAX);
+    spec.time_limit()
+}
+
+/// Without Slurm's evaluator (not on Unix), the limit the config gives.
+#[cfg(not(unix))]
+fn job_time_limit(slurm: &sweeper_goal::SlurmConfig, _max_eval_seconds: f64) -> Option<u64> {
+    slurm.time_limit
 }
 
 /// The resolved config for people: every value escaped

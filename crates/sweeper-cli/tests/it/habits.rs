@@ -373,3 +373,43 @@ fn score_reads_its_config_or_its_reports_from_standard_input_not_both() {
     assert_eq!(both.status.code(), Some(2));
     assert!(text(&both.stderr).contains("can be given once"));
 }
+
+/// A new user reads the README from the top (issue 36): the quick start runs sweeper through
+/// `cargo run`, and every command after it is written `sweeper ...`. Before the first of
+/// those, the README says how to put the binary on PATH.
+#[test]
+fn the_readme_says_how_to_get_the_sweeper_command_before_its_first_use() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let mut in_shell_block = false;
+    let mut first_use = None;
+    for (i, line) in readme.lines().enumerate() {
+        if line.starts_with("```") {
+            in_shell_block = !in_shell_block && line.trim_start_matches('`').trim() == "sh";
+            continue;
+        }
+        if in_shell_block && line.starts_with("sweeper ") {
+            first_use = Some(i);
+            break;
+        }
+    }
+    let first_use = first_use.expect("the README shows a `sweeper ...` command");
+    let before: Vec<&str> = readme.lines().take(first_use).collect();
+    let install = before
+        .iter()
+        .position(|l| l.starts_with("cargo install --locked --path crates/sweeper-cli"))
+        .unwrap_or_else(|| {
+            panic!(
+                "README line {}: `{}` comes before any line saying how to get the command",
+                first_use + 1,
+                readme.lines().nth(first_use).unwrap()
+            )
+        });
+    assert!(
+        before[install..]
+            .iter()
+            .any(|l| l.starts_with("export PATH=\"$PWD/target/release:$PATH\"")),
+        "the README also says how to use the release build without installing it"
+    );
+}
