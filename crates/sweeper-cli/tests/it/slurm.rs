@@ -5,8 +5,9 @@
 //! Ctrl-C, and jobs that fail in the ways Slurm reports.
 //!
 //! The tests share the cluster's 8 GPUs, so they take turns (one lock). Outside CI they
-//! are skipped, with the reason printed, when `sbatch` is not installed; in CI (`CI` set)
-//! a missing `sbatch` fails them.
+//! are skipped, with the reason printed, when `sbatch` is not installed or the Slurm it
+//! talks to is not the test cluster (`ClusterName=sweeper-ci`, e.g. a real cluster's login
+//! node, where no test job may go); in CI (`CI` set) either fails them.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,6 +42,20 @@ fn cluster() -> Option<MutexGuard<'static, ()>> {
         }
         return None;
     }
+    // Outside CI only the test cluster is used: a login node of a real cluster has `sbatch`
+    // too, and `cargo test` must neither submit jobs there nor fail because it is not the
+    // one-node cluster of .ci/slurm/start.sh.
+    if let Err(why) = test_cluster_is_up() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs the Slurm tests on the cluster of .ci/slurm/start.sh: {why}"
+        );
+        #[allow(clippy::print_stderr)] // the printed reason of a skip outside CI
+        {
+            eprintln!("skipped: {why}; `sudo .ci/slurm/start.sh` starts the one-node test Slurm");
+        }
+        return None;
+    }
     let guard = CLUSTER.lock().unwrap_or_else(PoisonError::into_inner);
     let sinfo = Command::new("sinfo")
         .args(["-h", "-N", "-o", "%T %G"])
@@ -53,6 +68,36 @@ fn cluster() -> Option<MutexGuard<'static, ()>> {
         String::from_utf8_lossy(&sinfo.stderr)
     );
     Some(guard)
+}
+
+/// Whether the Slurm on PATH is the test cluster of .ci/slurm/start.sh (`ClusterName=sweeper-ci`)
+/// and its controller answers.
+fn test_cluster_is_up() -> Result<(), String> {
+    let out = Command::new("scontrol")
+        .args(["show", "config"])
+        .output()
+        .map_err(|e| format!("scontrol does not run: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the Slurm controller does not answer ({})",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let config = String::from_utf8_lossy(&out.stdout);
+    let name = config
+        .lines()
+        .find_map(|l| {
+            let (key, value) = l.split_once('=')?;
+            (key.trim() == "ClusterName").then(|| value.trim().to_owned())
+        })
+        .unwrap_or_default();
+    if name == "sweeper-ci" {
+        Ok(())
+    } else {
+        Err(format!(
+            "the Slurm on PATH is cluster {name:?}, not the test cluster \"sweeper-ci\""
+        ))
+    }
 }
 
 /// A test's directory: its config, the sweep's output, and an `sbatch` on `PATH` that logs
