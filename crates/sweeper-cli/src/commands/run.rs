@@ -286,7 +286,8 @@ pub(crate) fn run(args: &Args) -> CliResult {
     let _ = ctrlc::set_handler(move || {
         if STOP.swap(true, Ordering::SeqCst) {
             super::print_stderr(&format!(
-                "\nsweeper: interrupted again; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
+                "{}sweeper: interrupted again; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
+                past_the_echo(),
                 resume_dir.display()
             ));
             std::process::exit(130);
@@ -425,6 +426,17 @@ pub(crate) fn run(args: &Args) -> CliResult {
     print_result(&file, args.format, args.top)
 }
 
+/// What comes before the line that says a sweep was interrupted: on a terminal a newline,
+/// so that the line starts past the `^C` the terminal echoed; off one (a log, a pipe)
+/// nothing, so that every line of stderr is a `sweeper:` line.
+fn past_the_echo() -> &'static str {
+    if std::io::stderr().is_terminal() {
+        "\n"
+    } else {
+        ""
+    }
+}
+
 /// Set by the first Ctrl-C or SIGTERM: the sweep stops.
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -447,7 +459,8 @@ fn interrupted(out_dir: &Path, config: &SweepConfig, title: &str, options: &Plot
         Err(e) => format!("could not write the result of the finished trials: {e}"),
     };
     super::print_stderr(&format!(
-        "\nsweeper: interrupted; {note}; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
+        "{}sweeper: interrupted; {note}; finished evaluations are in the journal: continue with `sweeper run --resume {}`\n",
+        past_the_echo(),
         out_dir.display()
     ));
     std::process::exit(130);

@@ -171,6 +171,12 @@ fn ctrl_c_writes_the_result_of_the_finished_trials() {
     let finished = journaled(&journal);
     assert!(finished.len() < 20, "the sweep ended before the interrupt");
     let n = finished.len();
+    // off a terminal no empty line stands before it (the newline past a `^C` is a
+    // terminal's): every line of stderr is a diagnostic
+    assert!(
+        stderr.lines().all(|l| l.starts_with("sweeper: ")),
+        "{stderr}"
+    );
     assert!(
         stderr.contains(&format!(
             "sweeper: interrupted; the result of the {n} finished trials is in o (result.json, result.csv, trials.csv, front.svg); finished evaluations are in the journal: continue with `sweeper run --resume o`"
