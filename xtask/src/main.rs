@@ -49,7 +49,7 @@ fn ci() -> anyhow::Result<()> {
     run(cmd)
 }
 
-const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check] | model-check [--split S] [--points FILE] [--table FILE] [--check] | shared-features>";
+const USAGE: &str = "usage: cargo xtask <ci | man [DIR] | check-frontier [--cases N] | bench-sampler [...] | transcripts [--check] | model-check [--split S] [--points FILE] [--table FILE] [--swaps] [--check] | shared-features>";
 
 /// The man pages (`clap_mangen`, through the binary's hidden `man` command, which holds the
 /// command-line definition): `sweeper.1` and `sweeper-COMMAND.1` into DIR, default

@@ -8,7 +8,10 @@
 //! `X × cycle(X) = clients` (Little's law), `cycle` being the prefill queue wait
 //! (Kingman's G/G/1 approximation at utilisation `ρ`, with the small variability of a
 //! closed loop's evenly spaced prompts: prompts queue only when they arrive about as fast
-//! as the pool clears them), the prefill, the transfer and the decode. The slower pool bounds `X` (rate matching); the other idles, and the
+//! as the pool clears them), the prefill, the transfer and the decode. A prefill rank is
+//! busy with a prompt for its compute at `compute_efficiency`; the prompt's TTFT counts
+//! it at `prefill_efficiency`, fitted on TTFTs that hold the wait for the prompts that
+//! arrived with it (see `Pools::prefill_service`). The slower pool bounds `X` (rate matching); the other idles, and the
 //! throughput per GPU counts the GPUs of both pools.
 
 use super::candidate::Role;
@@ -43,9 +46,24 @@ pub(crate) struct Pools<'a> {
 }
 
 impl Pools<'_> {
-    /// Seconds one prefill step of `batch` prompts takes on one attention rank (chunked by
-    /// the step token budget).
+    /// Seconds a prefill step of `batch` prompts adds to their TTFT on one attention rank
+    /// (chunked by the step token budget): the prompts' compute at `prefill_efficiency`,
+    /// which is fitted on TTFTs and so holds the wait of a prompt for those that arrived
+    /// with it (aiconfigurator multiplies its prefill time by 1.8 for that wait).
     fn prefill_step(&self, batch: f64) -> f64 {
+        self.prefill_step_at(batch, false)
+    }
+
+    /// Seconds the rank is busy with that step: the same GEMMs and attention at the rate
+    /// they reach when the rank is kept busy (`compute_efficiency`, the rate of the prompt
+    /// chunks an aggregated worker interleaves). The pool's capacity and utilisation come
+    /// from this time, not from the TTFT: a prompt's wait for its neighbours is not work.
+    fn prefill_service(&self, batch: f64) -> f64 {
+        self.prefill_step_at(batch, true)
+    }
+
+    /// [`Self::prefill_step`] (`service` false) or [`Self::prefill_service`] (true).
+    fn prefill_step_at(&self, batch: f64, service: bool) -> f64 {
         let tokens = batch * self.isl;
         let chunks = (tokens / self.s.max_num_tokens as f64).ceil().max(1.0);
         chunks
@@ -59,7 +77,7 @@ impl Pools<'_> {
                     decode_tokens: 0.0,
                     decode_context: 0.0,
                     sampled_tokens: batch / chunks,
-                    interleaved: false,
+                    interleaved: service,
                 },
             )
     }
@@ -110,18 +128,20 @@ impl Pools<'_> {
         self.s.length_jitter * self.s.length_jitter / 3.0
     }
 
-    /// Prefill batch, seconds, queue wait and utilisation at a completion rate `x`.
+    /// Prefill batch, the step's seconds in TTFT, queue wait and utilisation at a
+    /// completion rate `x` (the batch, wait and utilisation from the service time).
     fn prefill_at(&self, x: f64) -> (f64, f64, f64, f64) {
         let per_rank = x / self.prefill_ranks();
         let cap = self.prefill.max_batch as f64;
         // prompts waiting when a step starts: as many as arrive during one step
         let mut batch: f64 = 1.0;
         for _ in 0..8 {
-            batch = (per_rank * self.prefill_step(batch)).clamp(1.0, cap);
+            batch = (per_rank * self.prefill_service(batch)).clamp(1.0, cap);
         }
+        let service = self.prefill_service(batch);
         let step = self.prefill_step(batch);
-        let rho = (per_rank * step / batch).min(0.98);
-        let wait = rho / (1.0 - rho) * self.variability() * step;
+        let rho = (per_rank * service / batch).min(0.98);
+        let wait = rho / (1.0 - rho) * self.variability() * service;
         (batch, step, wait, rho)
     }
 
@@ -155,7 +175,7 @@ impl Pools<'_> {
     /// The most requests per second each pool completes: (prefill, decode).
     fn capacities(&self) -> (f64, f64) {
         let cap = self.prefill.max_batch as f64;
-        let prefill = self.prefill_ranks() * cap / self.prefill_step(cap);
+        let prefill = self.prefill_ranks() * cap / self.prefill_service(cap);
         let decode_tokens = (self.osl - 1.0).max(0.0);
         let decode = if decode_tokens > 0.0 {
             self.decode.replicas as f64 * self.decode_slots

@@ -50,7 +50,10 @@
 //! - **Disaggregated**: a request queues for a prefill rank (Kingman's G/G/1 wait at the
 //!   pool's utilisation, with the variability of the request lengths: a closed loop's
 //!   clients send their next prompt a decode time after the last, so prompts arrive about
-//!   evenly spaced and queue only near the pool's capacity), is prefilled there (batched up to `prefill_max_batch_size`), its KV cache
+//!   evenly spaced and queue only near the pool's capacity), is prefilled there (batched up
+//!   to `prefill_max_batch_size`; the rank is busy for the prompts' compute at
+//!   `compute_efficiency`, while their TTFT counts it at `prefill_efficiency`, which is
+//!   fitted on TTFTs that hold the wait for the prompts that arrived together), its KV cache
 //!   crosses to a decode worker (`isl` × KV bytes a token, over `NVLink` when both workers
 //!   fit one `NVLink` domain, else the network, the smaller side's tensor-parallel ranks
 //!   in parallel), and decodes there. Under a closed loop the completion rate settles where
@@ -72,23 +75,24 @@
 //!
 #![doc = include_str!("../calibration/TABLE.md")]
 //!
-//! **Where it is still off**, and why: (1) disaggregated TTFT (67% of the checked
-//! disaggregated points within ±25%) where the prefill pool bounds the rate.
-//! aiconfigurator's disaggregated estimate is not a run of its `concurrency` clients: its
-//! TTFT is the prefill pool's service time times a fixed 1.8 (its allowance for prompts
-//! queueing in a pool sized for the load), its rate the slower pool's (×0.9 prefill,
-//! ×0.92 decode) and its ITL the decode pool's at the full batch, whatever the rate. The
-//! model runs the closed loop it describes: its prefill service time is about
-//! aiconfigurator's TTFT (the prefill efficiency is fitted on TTFTs, which include
-//! aiconfigurator's allowances), so its prefill pool clears prompts about 1.8× slower
-//! than aiconfigurator's; where that pool bounds the rate, the clients it cannot serve
-//! wait before it (seconds of TTFT) and the decode batch holds what it delivers (a lower
-//! ITL, a higher tok/s/user); the same
-//! points make the ranking of tok/s/user across the shapes of Qwen3-235B-A22B and of
-//! DeepSeek-R1 on B200 fall short of 0.9 (0.77–0.86; their aggregated points alone rank
-//! at 0.94–1.00), together with aiconfigurator's small-batch decode of attention-DP
-//! workers on B200, which hardly gains on H200's (fixed costs of its kernels), where the
-//! roofline gains the bandwidth ratio; (2) MoE on one GPU or with few tokens
+//! **Where it is still off**, and why: (1) disaggregated points where a pool cannot feed
+//! the other. aiconfigurator's disaggregated estimate is not a run of its `concurrency`
+//! clients: its TTFT is the prefill pool's service time times a fixed 1.8 (its allowance
+//! for prompts queueing together), its rate the slower pool's (×0.9 prefill, ×0.92
+//! decode) and its ITL the decode pool's at the full batch, whatever the rate. The model
+//! runs the closed loop it describes: a prefill rank is busy for a prompt's compute (at
+//! `compute_efficiency`; before, at the TTFT's `prefill_efficiency`, the pool cleared
+//! prompts about 1.8× slower than aiconfigurator's and bounded the rate where
+//! aiconfigurator's decode pool does), but where the prefill pool does bound the rate,
+//! the clients it cannot serve wait before it (seconds of TTFT) and the decode batch holds
+//! what it delivers (a lower ITL, a higher tok/s/user than aiconfigurator's full batch,
+//! which no closed loop reaches at that rate: Little's law). Those points, and
+//! aiconfigurator's small-batch decode of attention-DP workers on B200, which hardly
+//! gains on H200's (its kernels' fixed costs) where the roofline gains the bandwidth
+//! ratio, keep the ranking of tok/s/user across the shapes of Qwen3-235B-A22B (0.81 on
+//! B200, 0.87 on H200) and DeepSeek-R1 on B200 (0.89) under 0.9 (their aggregated points
+//! alone rank at 0.94–1.00; `cargo xtask model-check --swaps` lists the swapped pairs);
+//! (2) MoE on one GPU or with few tokens
 //! (aiconfigurator's TensorRT-LLM MoE kernels are up to 3–4× slower than the roofline at
 //! batch 1, the worst tok/s/gpu ratios); (3) the
 //! grouped expert GEMMs are fitted per backend (`moe_efficiency` 1.0 for vLLM from the
