@@ -19,9 +19,14 @@
 //! A roofline model. Each engine step costs, per rank, the slower of streaming the weights
 //! it reads and computing the projections, plus the KV-cache reads of decode attention, the
 //! FLOPs of prefill attention, the collectives (a ring all-reduce after attention and after
-//! each dense MLP over the tensor-parallel group; for expert parallelism a dispatch and a
-//! combine all-to-all a MoE layer, whose volume grows with the batch; for expert tensor
-//! parallelism an all-reduce of the expert outputs), and fixed per-layer and per-step
+//! each dense MLP over the tensor-parallel group; for the experts of a worker with
+//! attention data parallelism, whose ranks hold different tokens, a dispatch and a combine
+//! all-to-all a MoE layer, whose volume grows with the batch, and an all-reduce of the
+//! expert-TP slices; without it, every rank already holds every token after the
+//! attention's all-reduce, so nothing is dispatched and one all-reduce over the expert
+//! ranks sums their outputs), and fixed per-layer, per-MoE-layer (`moe_layer_overhead_us`:
+//! routing, sorting tokens by expert, launching the grouped GEMMs: what keeps a small-batch
+//! MoE worker over several GPUs from decoding at the speed of its weight reads) and per-step
 //! overheads. Links are `NVLink` inside the GPU card's `NVLink` domain, else the network
 //! (`calibration.network_gb_s`). Achieved rates are the card's peaks times the
 //! efficiencies of the `calibration` block.
@@ -86,13 +91,13 @@
 //! aiconfigurator's decode pool does), but where the prefill pool does bound the rate,
 //! the clients it cannot serve wait before it (seconds of TTFT) and the decode batch holds
 //! what it delivers (a lower ITL, a higher tok/s/user than aiconfigurator's full batch,
-//! which no closed loop reaches at that rate: Little's law). Those points, and
-//! aiconfigurator's small-batch decode of attention-DP workers on B200, which hardly
-//! gains on H200's (its kernels' fixed costs) where the roofline gains the bandwidth
-//! ratio, keep the ranking of tok/s/user across the shapes of Qwen3-235B-A22B (0.81 on
-//! B200, 0.87 on H200) and DeepSeek-R1 on B200 (0.89) under 0.9 (their aggregated points
-//! alone rank at 0.94–1.00; `cargo xtask model-check --swaps` lists the swapped pairs);
-//! (2) MoE on one GPU or with few tokens
+//! which no closed loop reaches at that rate: Little's law). The ranking of tok/s/user
+//! across the shapes of DeepSeek-R1 on B200 stays under 0.9 (0.89): its attention-DP
+//! workers are within 0.8–1.1 of aiconfigurator everywhere, but aiconfigurator's
+//! disaggregated decode at 8 requests a rank is slower than its aggregated one at 16 with
+//! prompt chunks, where the model's is faster, and the model's aggregated steps carrying
+//! 4096-token chunks cost it more than aiconfigurator's (`cargo xtask model-check --swaps`
+//! lists the pairs ranked the other way round); (2) MoE on one GPU or with few tokens
 //! (aiconfigurator's TensorRT-LLM MoE kernels are up to 3–4× slower than the roofline at
 //! batch 1, the worst tok/s/gpu ratios); (3) the
 //! grouped expert GEMMs are fitted per backend (`moe_efficiency` 1.0 for vLLM from the

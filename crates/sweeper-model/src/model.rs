@@ -43,6 +43,7 @@ pub(crate) struct Rates {
     alltoall_latency_s: f64,
     transfer_latency_s: f64,
     layer_overhead_s: f64,
+    moe_layer_overhead_s: f64,
     step_overhead_s: f64,
 }
 
@@ -61,6 +62,7 @@ impl Rates {
             alltoall_latency_s: c.alltoall_latency_us * 1e-6,
             transfer_latency_s: c.transfer_latency_us * 1e-6,
             layer_overhead_s: c.layer_overhead_us * 1e-6,
+            moe_layer_overhead_s: c.moe_layer_overhead_us * 1e-6,
             step_overhead_s: c.step_overhead_us * 1e-6,
         }
     }
@@ -200,16 +202,24 @@ pub(crate) fn step_seconds(s: &Settings, r: &Rates, shape: Shape, load: StepLoad
             m.expert_dtype(),
         );
         // grouped expert GEMMs (many small matrices, few tokens each) compute at a fraction
-        // of what dense GEMMs reach
-        time += (expert_bytes / r.bandwidth).max(expert_compute / r.moe_efficiency);
+        // of what dense GEMMs reach; routing, sorting and launching cost a fixed time a layer
+        time += (expert_bytes / r.bandwidth).max(expert_compute / r.moe_efficiency)
+            + moe_layers * r.moe_layer_overhead_s;
         let ranks = (shape.moe_tp * shape.moe_ep) as f64;
-        if mep > 1.0 {
+        if dp <= 1.0 && ranks > 1.0 {
+            // Without attention data parallelism every rank of the worker already holds
+            // every token (the attention's all-reduce left them there): nothing is
+            // dispatched; each rank runs its experts (or its slices of them) on the tokens
+            // that picked them and one all-reduce over the ranks sums the partial outputs
+            // (the combine), as for a dense MLP under tensor parallelism.
+            comm += moe_layers * allreduce(r, link, activations, ranks);
+        } else if mep > 1.0 {
             // Dispatch (FP8 activations) and combine (BF16) all-to-alls: a rank sends its
             // share of the tokens' picks to the ranks holding their experts.
             let sent = picks / ranks * m.hidden as f64 * 3.0 * (mep - 1.0) / mep;
             comm += moe_layers * (2.0 * r.alltoall_latency_s + sent / link);
         }
-        if mtp > 1.0 {
+        if mtp > 1.0 && dp > 1.0 {
             // Expert tensor parallelism sums the partial outputs of the worker's tokens (an
             // all-gather and a reduce-scatter with attention DP: the cost of an all-reduce).
             let gathered = worker_tokens / (ranks / mtp) * m.hidden as f64 * 2.0;

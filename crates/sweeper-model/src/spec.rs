@@ -51,6 +51,12 @@ pub struct Calibration {
     /// Fixed cost per layer per step (kernel launches, norms, rotary, sampling share), µs.
     #[serde(default = "default_layer_overhead_us")]
     pub layer_overhead_us: f64,
+    /// Fixed cost per mixture-of-experts layer per step (routing, sorting the tokens by
+    /// expert, quantising their activations, launching the grouped GEMMs and gathering
+    /// their outputs back), µs: work that does not shrink with fewer tokens or a faster
+    /// GPU, so a small-batch MoE step gains less from HBM bandwidth than the roofline.
+    #[serde(default = "default_moe_layer_overhead_us")]
+    pub moe_layer_overhead_us: f64,
     /// Fixed cost per engine step (scheduling, sampling, host work), µs.
     #[serde(default = "default_step_overhead_us")]
     pub step_overhead_us: f64,
@@ -99,11 +105,14 @@ fn default_allreduce_latency_us() -> f64 {
 fn default_layer_overhead_us() -> f64 {
     15.0
 }
+fn default_moe_layer_overhead_us() -> f64 {
+    10.0
+}
 fn default_step_overhead_us() -> f64 {
     1000.0
 }
 fn default_alltoall_latency_us() -> f64 {
-    20.0
+    40.0
 }
 fn default_network_gb_s() -> f64 {
     50.0
@@ -131,6 +140,7 @@ impl Default for Calibration {
             moe_efficiency_trtllm: default_moe_efficiency_trtllm(),
             allreduce_latency_us: default_allreduce_latency_us(),
             layer_overhead_us: default_layer_overhead_us(),
+            moe_layer_overhead_us: default_moe_layer_overhead_us(),
             step_overhead_us: default_step_overhead_us(),
             alltoall_latency_us: default_alltoall_latency_us(),
             network_gb_s: default_network_gb_s(),
@@ -172,6 +182,7 @@ impl Calibration {
         for (name, value) in [
             ("allreduce_latency_us", self.allreduce_latency_us),
             ("layer_overhead_us", self.layer_overhead_us),
+            ("moe_layer_overhead_us", self.moe_layer_overhead_us),
             ("step_overhead_us", self.step_overhead_us),
             ("alltoall_latency_us", self.alltoall_latency_us),
             ("transfer_latency_us", self.transfer_latency_us),
