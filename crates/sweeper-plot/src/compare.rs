@@ -15,17 +15,23 @@ use crate::{Chart, OUTCOMES, Outcome, PlotError, PlotOptions, PlotPoint};
 pub struct Series {
     /// The name in the legend and in every tooltip (a directory name, `H200`, `disagg`).
     pub name: String,
-    /// Its chart: objectives, points (with `on_front` set per sweep), SLA bounds; its title
-    /// is written under its name in the legend when it says more than the name.
+    /// Its chart: objectives, points (with `on_front` set per sweep), SLA bounds, the SLA
+    /// checks no axis shows and the goodput floor of a `min_gpus` goal; its title is written
+    /// under its name in the legend when it says more than the name.
     pub chart: Chart,
+    /// The parameters written beside this series' points, in place of
+    /// [`PlotOptions::labels`] (`sweeper plot A B` sets each sweep's searched load, as
+    /// `sweeper plot DIR` does for one); `None`: the options' labels.
+    pub labels: Option<Vec<String>>,
 }
 
 impl Series {
-    /// A series of a chart under a name.
+    /// A series of a chart under a name, labelled by the options.
     pub fn new(name: impl Into<String>, chart: Chart) -> Series {
         Series {
             name: name.into(),
             chart,
+            labels: None,
         }
     }
 }
@@ -47,7 +53,7 @@ pub fn compare_title(series: &[Series]) -> String {
 }
 
 /// The colour of series `k`: the category palette, repeated past its end.
-fn colour(k: usize) -> &'static str {
+pub(crate) fn colour(k: usize) -> &'static str {
     PALETTE[k % PALETTE.len()]
 }
 
@@ -65,19 +71,40 @@ fn objectives_text(chart: &Chart) -> String {
 /// (the outcome still told by the mark's shape), its front as a step line (two objectives)
 /// or ringed dots (a scatter matrix for three or more), a legend entry per series with its
 /// front and feasible counts, and a tooltip on every mark that starts with the series'
-/// name. `title` heads the chart; the subtitle is the series' own when they all share it.
-/// Colours are the series': `options.color_by` is not used.
+/// name; a point over an SLA bound no axis shows ([`Chart::checks`]) ringed, each bound
+/// counted in the legend; each series' points labelled by [`Series::labels`] when set.
+/// `title` heads the chart; the subtitle is the series' own when they all share it.
+/// Colours are the series': `options.color_by` is not used. When every series is a
+/// `min_gpus` chart ([`Chart::floor`]), the chart is GPUs against goodput: each floor a
+/// line, each series' fewest-GPU candidate over its floor ringed and named.
 ///
 /// # Errors
-/// [`PlotError::NoSeries`] for no series, [`PlotError::Scalar`] for a series with one
-/// objective, [`PlotError::Objectives`] for a series whose objectives (names, order and
-/// directions) differ from the first one's.
+/// [`PlotError::NoSeries`] for no series, [`PlotError::Floor`] for `min_gpus` series beside
+/// others, [`PlotError::Scalar`] for a series with one objective (and no floor),
+/// [`PlotError::Objectives`] for a series whose objectives (names, order and directions)
+/// differ from the first one's.
 pub fn compare_svg(
     title: &str,
     series: &[Series],
     options: &PlotOptions,
 ) -> Result<String, PlotError> {
     let first = series.first().ok_or(PlotError::NoSeries)?;
+    let floors = series.iter().filter(|s| s.chart.floor.is_some()).count();
+    if floors == series.len() {
+        return Ok(crate::compare_gpus::min_gpus_compare_svg(
+            title, series, options,
+        ));
+    }
+    if floors > 0 {
+        let sized = series.iter().find(|s| s.chart.floor.is_some());
+        let other = series.iter().find(|s| s.chart.floor.is_none());
+        if let (Some(sized), Some(other)) = (sized, other) {
+            return Err(PlotError::Floor {
+                name: sized.name.clone(),
+                other: other.name.clone(),
+            });
+        }
+    }
     for (k, s) in series.iter().enumerate() {
         if s.chart.objectives.len() == 1 {
             return Err(PlotError::Scalar {
@@ -101,34 +128,8 @@ pub fn compare_svg(
             });
         }
     }
-    // One chart of every point, for what is shared: the axes' ranges and scales, the SLA
-    // lines (each distinct one once), the legend's option lines.
-    let mut merged = Chart::new(title, first.chart.objectives.clone());
-    merged.id_label.clone_from(&first.chart.id_label);
-    let mut owner: Vec<usize> = Vec::new();
-    for (k, s) in series.iter().enumerate() {
-        merged.points.extend(s.chart.points.iter().cloned());
-        owner.extend(std::iter::repeat_n(k, s.chart.points.len()));
-        for b in &s.chart.bounds {
-            if !merged
-                .bounds
-                .iter()
-                .any(|m| m.objective == b.objective && m.value == b.value)
-            {
-                merged.bounds.push(b.clone());
-            }
-        }
-    }
-    if series
-        .iter()
-        .all(|s| s.chart.subtitle == first.chart.subtitle)
-    {
-        merged.subtitle.clone_from(&first.chart.subtitle);
-    }
-    let shared = PlotOptions {
-        color_by: None,
-        ..options.clone()
-    };
+    let (merged, owner) = merge(title, series);
+    let shared = shared_options(series, options);
     let ctx = Ctx::new(&merged, &shared);
     let view = View {
         ctx: &ctx,
@@ -193,6 +194,90 @@ pub fn compare_svg(
         svg
     };
     Ok(svg.finish())
+}
+
+/// One chart of every point, for what is shared: the axes' ranges and scales, the SLA
+/// lines and the SLA checks no axis shows (each distinct one once, every point's breaches
+/// renumbered onto the shared list), the legend's option lines; and each point's series.
+pub(crate) fn merge(title: &str, series: &[Series]) -> (Chart, Vec<usize>) {
+    let Some(first) = series.first() else {
+        return (Chart::new(title, Vec::new()), Vec::new());
+    };
+    let mut merged = Chart::new(title, first.chart.objectives.clone());
+    merged.id_label.clone_from(&first.chart.id_label);
+    let mut owner: Vec<usize> = Vec::new();
+    for (k, s) in series.iter().enumerate() {
+        // where each of this series' checks is in the shared list
+        let at: Vec<usize> = s
+            .chart
+            .checks
+            .iter()
+            .map(|c| {
+                let same = |m: &&crate::SlaCheck| m.key == c.key && m.limit == c.limit;
+                merged
+                    .checks
+                    .iter()
+                    .position(|m| same(&m))
+                    .unwrap_or_else(|| {
+                        merged.checks.push(c.clone());
+                        merged.checks.len() - 1
+                    })
+            })
+            .collect();
+        merged.points.extend(s.chart.points.iter().map(|p| {
+            let mut p = p.clone();
+            p.over_sla = p
+                .over_sla
+                .iter()
+                .filter_map(|&(i, v)| Some((*at.get(i)?, v)))
+                .collect();
+            p
+        }));
+        owner.extend(std::iter::repeat_n(k, s.chart.points.len()));
+        for b in &s.chart.bounds {
+            if !merged
+                .bounds
+                .iter()
+                .any(|m| m.objective == b.objective && m.value == b.value)
+            {
+                merged.bounds.push(b.clone());
+            }
+        }
+    }
+    if series
+        .iter()
+        .all(|s| s.chart.subtitle == first.chart.subtitle)
+    {
+        merged.subtitle.clone_from(&first.chart.subtitle);
+    }
+    (merged, owner)
+}
+
+/// The options every series shares: no colour by parameter (the colour is the series'),
+/// and, when series have labels of their own, every one of them named (for the legend).
+pub(crate) fn shared_options(series: &[Series], options: &PlotOptions) -> PlotOptions {
+    let mut shared = PlotOptions {
+        color_by: None,
+        ..options.clone()
+    };
+    for keys in series.iter().filter_map(|s| s.labels.as_ref()) {
+        for k in keys {
+            if !shared.labels.contains(k) {
+                shared.labels.push(k.clone());
+            }
+        }
+    }
+    shared
+}
+
+/// The label of point `i` of a merged chart: its series' own label parameters when it has
+/// some, else the options'.
+pub(crate) fn label_of(ctx: &Ctx, series: &[Series], owner: &[usize], i: usize) -> Option<String> {
+    let p = &ctx.chart.points[i];
+    match series.get(owner[i]).and_then(|s| s.labels.as_deref()) {
+        Some(keys) => crate::context::label_by(keys, p),
+        None => ctx.label(p),
+    }
 }
 
 /// What the panels of a comparison draw from.
@@ -280,12 +365,13 @@ impl View<'_> {
                 if let Some((x, y)) = at(i) {
                     let kind = format!("front series-{k}");
                     svg.mark(Shape::Ring, x, y, colour(k), &kind, &self.tooltip(i), None);
-                    if let Some(text) = ctx.label(&points[i]) {
+                    if let Some(text) = label_of(ctx, self.series, self.owner, i) {
                         labelled.push(((x, y), text));
                     }
                 }
             }
         }
+        crate::sla::draw_rings(svg, ctx.chart, |p| p.pair(xi, yi).map(to_px));
         draw_labels(svg, ctx, plot, &labelled, &obstacles);
     }
 

@@ -88,17 +88,20 @@ impl<'a> Ctx<'a> {
 
     /// The label of a point: its values of the label parameters, joined by `/`.
     pub(crate) fn label(&self, p: &PlotPoint) -> Option<String> {
-        if self.options.labels.is_empty() {
-            return None;
-        }
-        let parts: Vec<String> = self
-            .options
-            .labels
-            .iter()
-            .map(|k| p.param(k).map_or_else(|| "?".to_owned(), Param::text))
-            .collect();
-        Some(parts.join("/"))
+        label_by(&self.options.labels, p)
     }
+}
+
+/// The label of a point by the parameters `keys` (none: no label).
+pub(crate) fn label_by(keys: &[String], p: &PlotPoint) -> Option<String> {
+    if keys.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = keys
+        .iter()
+        .map(|k| p.param(k).map_or_else(|| "?".to_owned(), Param::text))
+        .collect();
+    Some(parts.join("/"))
 }
 
 /// Whether objective `k` gets a log axis (see [`Scale`]).

@@ -37,6 +37,17 @@ pub enum PlotError {
         /// Its objective.
         objective: String,
     },
+    /// A comparison mixes `min_gpus` sweeps (GPUs against goodput) with other ones.
+    #[error(
+        "`{name}` is a `min_gpus` sweep (GPUs against goodput) and `{other}` is not: a \
+         comparison draws `min_gpus` sweeps only with other `min_gpus` sweeps; plot them apart"
+    )]
+    Floor {
+        /// The first series with a goodput floor.
+        name: String,
+        /// The first series without one.
+        other: String,
+    },
     /// The SVG did not parse.
     #[cfg(feature = "png")]
     #[error("the SVG cannot be read: {0}")]

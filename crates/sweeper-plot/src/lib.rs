@@ -44,8 +44,12 @@
 //!   2-D projection);
 //! - when nothing can be placed, a message saying so and why, instead of empty axes;
 //! - several sweeps on one chart ([`compare_svg`]): a front per [`Series`] in its own
-//!   colour, a legend entry each, tooltips that name the series; series whose objectives
-//!   differ are refused ([`PlotError::Objectives`]).
+//!   colour, a legend entry each, tooltips that name the series, each series' breaches of
+//!   an SLA bound no axis shows ringed and counted, each series' own labels
+//!   ([`Series::labels`]); series whose objectives differ are refused
+//!   ([`PlotError::Objectives`]); `min_gpus` series ([`Chart::floor`]) are drawn together
+//!   as GPUs against goodput, each floor a line and each series' answer ringed (beside
+//!   another goal: [`PlotError::Floor`]).
 //!
 //! Values that are not finite are never placed and never a panic.
 //!
@@ -74,6 +78,7 @@
 mod axis;
 mod best;
 mod compare;
+mod compare_gpus;
 mod context;
 mod corner;
 mod error;

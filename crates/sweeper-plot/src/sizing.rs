@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use sweeper_goal::Direction;
 
 /// The colour of a candidate that reaches the goodput floor.
-const SATISFYING: &str = "#2f855a";
+pub(crate) const SATISFYING: &str = "#2f855a";
 
 /// The chart of a `min_gpus` goal ([`Chart::floor`] set): GPUs (y, fewer better) against
 /// goodput in requests/s (x, the chart's one objective), the floor `min_goodput_rps` as a
@@ -173,7 +173,7 @@ pub fn min_gpus_svg(chart: &Chart, options: &PlotOptions) -> String {
 }
 
 /// A point's place: (goodput, GPUs), both finite.
-fn at(p: &PlotPoint) -> Option<(f64, f64)> {
+pub(crate) fn at(p: &PlotPoint) -> Option<(f64, f64)> {
     let goodput = *p.values.as_ref()?.first()?;
     let gpus = p.gpus?;
     (goodput.is_finite() && gpus.is_finite()).then_some((goodput, gpus))
@@ -198,7 +198,7 @@ pub(crate) fn answer(chart: &Chart) -> Option<&PlotPoint> {
 }
 
 /// The axes: goodput on x (more is better), GPUs on y (fewer is better).
-fn axes(ctx: &Ctx) -> (PlotObjective, PlotObjective) {
+pub(crate) fn axes(ctx: &Ctx) -> (PlotObjective, PlotObjective) {
     let unit = ctx.objective(0).unit;
     let unit = if unit.is_empty() {
         "req/s".to_owned()
@@ -231,7 +231,7 @@ fn shape_text(p: &PlotPoint) -> String {
 
 /// The tooltip of a point: the trial, GPUs and goodput against the floor, the shape, the
 /// rest as every chart's tooltip has it.
-fn tooltip(ctx: &Ctx, p: &PlotPoint, floor: f64) -> String {
+pub(crate) fn tooltip(ctx: &Ctx, p: &PlotPoint, floor: f64) -> String {
     let general = ctx.tooltip(p);
     let (head, rest) = general.split_once('\n').unwrap_or((&general, ""));
     let mut tip = head.to_owned();

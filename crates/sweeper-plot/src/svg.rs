@@ -23,6 +23,8 @@ pub(super) enum Shape {
     Plus,
     /// A wide open ring around a point's mark (over a bound of the SLA no axis shows).
     Breach,
+    /// An open dot (a comparison's candidate below its sweep's goodput floor).
+    Hollow,
 }
 
 /// Escapes text for SVG content and attribute values; control characters are dropped.
@@ -244,6 +246,12 @@ impl Svg {
                     x + 4.0,
                     y - 4.0,
                     y + 4.0
+                ),
+            ),
+            Shape::Hollow => close(
+                &mut self.body,
+                format!(
+                    "<circle {class} cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3.4\" fill=\"#ffffff\" fill-opacity=\"0.6\" stroke=\"{color}\" stroke-width=\"1.4\""
                 ),
             ),
             Shape::Breach => close(

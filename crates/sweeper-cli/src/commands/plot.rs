@@ -51,7 +51,11 @@ Two or more INPUTs are drawn on one chart to compare them (GPUs, models, deploym
 modes): a front per input, each in its own colour with its own legend entry, named by
 --name (one per input, in their order) or else by the sweep's directory name (a file's
 stem for other inputs); every tooltip starts with that name. The inputs must have the same
-objectives in the same order (pick a table's or score/front output's with -o). The chart
+objectives in the same order (pick a table's or score/front output's with -o). A bound of
+an input's SLA that no axis shows rings that input's points over it, as for one input;
+each input that searches its load labels its front points with their level unless --label
+says otherwise. `min_gpus` sweeps are compared as GPUs against goodput: each sweep's floor
+a line, its answer ringed and named (they cannot be mixed with other goals). The chart
 goes to front-compare.svg in the current directory unless --out names a file; --color-by
 is refused there, as the colour is the input's.
 

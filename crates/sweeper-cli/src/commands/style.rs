@@ -38,6 +38,11 @@ impl StyleArgs {
         options
     }
 
+    /// Whether `--label` was left out (so a sweep's searched load labels its points).
+    pub(crate) fn label_unset(&self) -> bool {
+        self.label.is_empty()
+    }
+
     pub(crate) fn options(&self) -> PlotOptions {
         PlotOptions {
             labels: self

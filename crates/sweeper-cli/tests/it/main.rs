@@ -6,6 +6,7 @@ mod charts;
 mod cli_run;
 mod common;
 mod compare;
+mod compare_marks;
 mod counts;
 mod evaluator;
 mod evaluator_faults;

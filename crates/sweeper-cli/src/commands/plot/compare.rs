@@ -40,7 +40,15 @@ pub(super) fn run(args: &Args, config: Option<&SweepConfig>, png: bool) -> CliRe
         let mut one = args.clone();
         one.input.clone_from(input);
         let plot = read_input(&one, config)?;
-        series.push(Series::new(name, plot.chart));
+        let searched = plot
+            .searched_load
+            .or_else(|| config?.searched_load().map(sweeper_goal::SearchedLoad::key));
+        let mut s = Series::new(name, plot.chart);
+        if args.style.label_unset() {
+            // each sweep labelled by the load it searched, as `plot DIR` labels one
+            s.labels = Some(searched.map(|k| vec![k.to_owned()]).unwrap_or_default());
+        }
+        series.push(s);
     }
     let mut every = Chart::new("", Vec::new());
     for s in &series {
