@@ -34,5 +34,6 @@ mod slurm;
 mod targets;
 mod terminal;
 mod topology;
+mod topology_floor;
 mod transcripts;
 mod validate;
