@@ -1,10 +1,16 @@
 """Trials each sampler needs to find the fewest-GPU satisfying configuration of
 `min_gpus.yaml` (the built-in model; or of another config of the same shape, such as
-`min_gpus_dense.yaml`), over 20 seeds: sweeper's algorithms through `sweeper run`, and
+`min_gpus_dense.yaml`, or `min_gpus_moe.yaml` over a topology), over 20 seeds: sweeper's algorithms through `sweeper run`, and
 Optuna's TPE with `constraints_func` over the same points (read from an exhaustive grid
 run, so both see identical numbers). Each run is capped at the grid's size.
 
     python3 crates/sweeper-sampler/bench/min_gpus_bench.py SWEEPER_BINARY [SEEDS] [CONFIG]
+
+A config with `search_space.topology` (a pool of deployments, not a box) has no
+tp/replicas/batch table: its Optuna row and the table are skipped, and the table's last
+row is what a grid in a random order needs on average, (N + 1) / (k + 1) for k answers
+among N points. There `MIN_GPUS_CAP=N` caps each run at N trials instead of the grid's
+size, and `MIN_GPUS_ALGORITHMS=default,random` picks the algorithms.
 
 Optuna is optional (`pip install optuna`); without it its rows are skipped. Prints a
 markdown table. With `MIN_GPUS_TABLE=PATH` it also writes the grid's numbers there, which
@@ -108,6 +114,24 @@ def row(name, counts, cap):
     )
 
 
+def topology_main(binary, seeds, out, grid):
+    """The rows of a topology config: no table, no Optuna."""
+    cap = int(os.environ.get("MIN_GPUS_CAP", len(grid)))
+    best = min(t["config"]["used_gpus"] for t in grid if satisfying(t))
+    answers = sum(1 for t in grid if satisfying(t) and t["config"]["used_gpus"] == best)
+    print(f"{len(grid)} points; fewest GPUs reaching {FLOOR} req/s: {best} ({answers} points)")
+    print()
+    print(f"| sampler | median trials | mean | worst | not found in {cap} |")
+    print("|---|---|---|---|---|")
+    print(row("exhaustive grid (sweeper `grid`)", [first_at(grid, best)], len(grid)))
+    algorithms = os.environ.get("MIN_GPUS_ALGORITHMS", "default,random,quasi_random")
+    for algorithm in algorithms.split(","):
+        counts = [first_at(run(binary, algorithm, s, out, cap), best) for s in seeds]
+        print(row(f"sweeper `{algorithm}`", counts, cap), flush=True)
+    expected = (len(grid) + 1) / (answers + 1)
+    print(f"| a grid in a random order (expected) | | {expected:.1f} | | |")
+
+
 def main():
     binary = sys.argv[1]
     seeds = range(1, int(sys.argv[2]) + 1 if len(sys.argv) > 2 else 21)
@@ -115,6 +139,9 @@ def main():
         use_config(sys.argv[3])
     with tempfile.TemporaryDirectory() as out:
         grid = run(binary, "grid", 1, out, 100_000)
+        with open(CONFIG) as f:
+            if "topology:" in f.read():
+                return topology_main(binary, seeds, out, grid)
         cap = len(grid)
         table = {
             (t["config"]["tp"], t["config"]["replicas"], t["config"]["max_batch_size"]): (
