@@ -11,10 +11,11 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
 
-/// Marks a bare non-finite token rewritten into a JSON string before parsing. A NUL
+/// Marks a bare non-finite token rewritten into a JSON string before parsing
+/// (`sweeper_score::json_f64::quote_python_tokens` with the marker `\u0000`). A NUL
 /// character cannot appear unescaped in JSON text, and an evaluator that printed the
 /// escaped string on purpose only changes which error message its bad report gets (any
-/// string value is an error), except for the `Infinity` forms, which it would then mean.
+/// string value is an error), except for the infinity spellings, which it would then mean.
 const SENTINEL: char = '\u{0}';
 
 /// How much of an unparsable output is quoted in the failure reason.
@@ -118,7 +119,10 @@ pub fn parse_line_answer(line: &str, id: u64) -> Result<LineAnswer, Malformed> {
 
 fn bad_id(value: &Value) -> EvalOutcome {
     let shown = match value {
-        Value::String(s) if s.starts_with(SENTINEL) => s.trim_start_matches(SENTINEL).to_owned(),
+        Value::String(s) => non_finite(s).map_or_else(
+            || value.to_string(),
+            |x| sweeper_score::json_f64::python_name(x).to_owned(),
+        ),
         other => other.to_string(),
     };
     EvalOutcome::Failed(format!(
@@ -131,7 +135,7 @@ fn parse_entries(stdout: &str) -> Result<Vec<(String, Value)>, Malformed> {
     if stdout.trim().is_empty() {
         return Err(Malformed("evaluator printed no report".to_owned()));
     }
-    let text = rewrite_non_finite(stdout);
+    let text = sweeper_score::json_f64::quote_python_tokens(stdout, "\\u0000");
     serde_json::from_str::<Entries>(&text)
         .map(|entries| entries.0)
         .map_err(|e| {
@@ -233,46 +237,7 @@ fn status_answer(entries: &[(String, Value)]) -> Option<EvalOutcome> {
 
 /// The value of a sentinel string, if `s` is one.
 fn non_finite(s: &str) -> Option<f64> {
-    match s.strip_prefix(SENTINEL)? {
-        "NaN" => Some(f64::NAN),
-        "Infinity" => Some(f64::INFINITY),
-        "-Infinity" => Some(f64::NEG_INFINITY),
-        _ => None,
-    }
-}
-
-/// Rewrites the bare tokens `NaN`, `Infinity` and `-Infinity` outside strings into sentinel
-/// strings that `serde_json` accepts. Outside strings, JSON has no other letters than those of
-/// `true`, `false` and `null`, so a token cannot be mistaken; inside strings nothing changes.
-fn rewrite_non_finite(text: &str) -> String {
-    const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-        } else if let Some(token) = TOKENS.iter().find(|t| rest.starts_with(**t)) {
-            out.push('"');
-            out.push_str("\\u0000");
-            out.push_str(token);
-            out.push('"');
-            rest = &rest[token.len()..];
-            continue;
-        }
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
-    }
-    out
+    sweeper_score::json_f64::parse_non_finite(s.strip_prefix(SENTINEL)?)
 }
 
 /// The start of an output, quoted on one line for a failure reason.
@@ -551,6 +516,8 @@ mod tests {
             ("-1", "-1"),
             ("null", "null"),
             ("NaN", "NaN"),
+            ("Infinity", "Infinity"),
+            ("-Infinity", "-Infinity"),
         ] {
             let line = format!(r#"{{"id": {id}, "x": 1}}"#);
             assert_eq!(

@@ -23,6 +23,18 @@ pub fn to_value(x: f64) -> serde_json::Value {
     }
 }
 
+/// How Python's `json` module writes a non-finite number: `NaN`, `Infinity` or `-Infinity`
+/// (a finite `x` gets the name of its sign's infinity). See [`quote_python_tokens`].
+pub fn python_name(x: f64) -> &'static str {
+    if x.is_nan() {
+        "NaN"
+    } else if x > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    }
+}
+
 fn non_finite_name(x: f64) -> &'static str {
     if x.is_nan() {
         "nan"
@@ -56,6 +68,58 @@ pub fn parse_non_finite(s: &str) -> Option<f64> {
         "nan" => Some(f64::NAN),
         _ => None,
     }
+}
+
+/// Python's `json` module writes the non-finite floats as the bare tokens `NaN`,
+/// `Infinity` and `-Infinity`, which JSON lacks and `serde_json` refuses. This rewrites
+/// each such token outside a string into a JSON string of this module's spelling (`"nan"`,
+/// `"inf"`, `"-inf"`) after `marker`, the JSON text of a prefix (`""`, or an escape such as
+/// `\u0000` that lets a reader tell a rewritten token from a string the writer quoted);
+/// strings and everything else are copied as they are. Outside strings JSON has no letters
+/// but those of `true`, `false` and `null`, so a token cannot be mistaken.
+///
+/// ```
+/// use sweeper_score::json_f64::{parse_non_finite, quote_python_tokens};
+///
+/// let text = r#"{"request_rate": Infinity, "note": "NaN"}"#;
+/// let quoted = quote_python_tokens(text, "");
+/// assert_eq!(quoted, r#"{"request_rate": "inf", "note": "NaN"}"#);
+/// let value: serde_json::Value = serde_json::from_str(&quoted).unwrap();
+/// assert_eq!(parse_non_finite(value["request_rate"].as_str().unwrap()), Some(f64::INFINITY));
+/// ```
+pub fn quote_python_tokens<'a>(text: &'a str, marker: &str) -> std::borrow::Cow<'a, str> {
+    // `-Infinity` before `Infinity`, which it contains
+    const VALUES: [f64; 3] = [f64::NEG_INFINITY, f64::INFINITY, f64::NAN];
+    if !(text.contains("Infinity") || text.contains("NaN")) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(x) = VALUES.iter().find(|x| rest.starts_with(python_name(**x))) {
+            out.push('"');
+            out.push_str(marker);
+            out.push_str(non_finite_name(*x));
+            out.push('"');
+            rest = &rest[python_name(*x).len()..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 pub(crate) struct F64Visitor;
@@ -179,6 +243,26 @@ pub mod map {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn python_tokens_are_quoted_outside_strings_only() {
+        let text = r#"{"request_rate": Infinity, "x": -Infinity, "y": NaN, "s": "NaN Infinity \"Infinity\""}"#;
+        let v: serde_json::Value = serde_json::from_str(&quote_python_tokens(text, "")).unwrap();
+        assert_eq!(v["request_rate"], "inf");
+        assert_eq!(v["x"], "-inf");
+        assert_eq!(v["y"], "nan");
+        assert_eq!(v["s"], "NaN Infinity \"Infinity\"");
+        assert!(matches!(
+            quote_python_tokens("{\"a\": 1}", ""),
+            std::borrow::Cow::Borrowed("{\"a\": 1}")
+        ));
+        // a marker goes before the spelling, inside the string
+        let marked = quote_python_tokens("[NaN, -Infinity]", "\\u0000");
+        assert_eq!(marked, "[\"\\u0000nan\", \"\\u0000-inf\"]");
+        let v: Vec<String> = serde_json::from_str(&marked).unwrap();
+        assert_eq!(v, ["\u{0}nan", "\u{0}-inf"]);
+    }
+
     use super::*;
 
     #[derive(Debug, serde::Serialize, serde::Deserialize, PartialEq)]

@@ -1,5 +1,6 @@
 //! Helpers shared by the end-to-end tests: run the built binary, locate fixtures.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -22,6 +23,31 @@ where
         .env("NO_COLOR", "1")
         .output()
         .expect("the sweeper binary runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs the built `sweeper` binary with `args` (in the crate directory), `stdin` piped to it.
+pub(crate) fn run_with_stdin<S: AsRef<std::ffi::OsStr>>(args: &[S], stdin: &str) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sweeper"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -3,11 +3,9 @@
 //! unbounded request rate is Python's bare `Infinity`, get the rows and keys `score` gets,
 //! say which format they read, and take the same reading flags.
 
-use crate::common::{sweeper, temp_file};
+use crate::common::{run_with_stdin, sweeper, temp_file};
 use crate::plot::tooltips;
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 const SGLANG: &str = "../../examples/bench-results/sglang-runs.jsonl";
 const VLLM_C8: &str = "../../examples/bench-results/vllm/openai-c8-tp2.json";
@@ -85,32 +83,25 @@ index  output_throughput_tok_s  request_rate
 
 #[test]
 fn front_reads_an_sglang_file_from_standard_input() {
-    let bytes = std::fs::read(format!("{}/{SGLANG}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sweeper"))
-        .args([
+    let text = std::fs::read_to_string(format!("{}/{SGLANG}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let run = run_with_stdin(
+        &[
             "front",
             "-",
             "-o",
             "output_throughput_tok_s:max",
             "-o",
             "mean_tpot_ms:min",
-        ])
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&bytes).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+        ],
+        &text,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
-        stderr,
+        run.stderr,
         "sweeper: -: read as SGLang bench_serving --output-file (--input-format sglang)\n"
     );
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
+        run.stdout,
         "\
 index  output_throughput_tok_s  mean_tpot_ms
     0        3872.919818456884          12.4

@@ -2,11 +2,9 @@
 //! `score --config C A B C` give what they give for one file holding every row, with rows
 //! numbered across the inputs, ties in that order, and errors that name the file.
 
-use crate::common::{Run, example, fixture, sweeper};
+use crate::common::{Run, example, fixture, run_with_stdin, sweeper};
 use std::ffi::OsString;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// Writes the named files into a fresh directory.
 fn files(named: &[(&str, &str)]) -> (tempfile::TempDir, Vec<PathBuf>) {
@@ -27,31 +25,6 @@ fn run(args: &[&str], inputs: &[PathBuf], extra: &[&str]) -> Run {
     all.extend(inputs.iter().map(|p| p.as_os_str().to_owned()));
     all.extend(extra.iter().map(Into::into));
     sweeper(all)
-}
-
-/// Runs with `stdin` piped to the process.
-fn run_with_stdin(args: &[OsString], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sweeper"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 fn indices(json: &str) -> Vec<u64> {

@@ -174,53 +174,11 @@ pub(super) fn classify(object: &Map<String, Value>) -> Detected {
     }
 }
 
-/// Rewrites the non-standard number tokens Python's `json` module writes (`Infinity`,
-/// `-Infinity`, `NaN`) outside strings into the strings sweeper reads as numbers (`"inf"`,
-/// `"-inf"`, `"nan"`); everything else is copied as it is.
-pub(super) fn python_literals(text: &str) -> std::borrow::Cow<'_, str> {
-    if !(text.contains("Infinity") || text.contains("NaN")) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        if in_string {
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        let token = [
-            ("-Infinity", "\"-inf\""),
-            ("Infinity", "\"inf\""),
-            ("NaN", "\"nan\""),
-        ]
-        .into_iter()
-        .find(|(t, _)| rest.starts_with(t));
-        if let Some((t, replacement)) = token {
-            out.push_str(replacement);
-            rest = &rest[t.len()..];
-            continue;
-        }
-        if c == '"' {
-            in_string = true;
-        }
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// Parses JSON written by Python (see [`python_literals`]), refusing a key named twice.
+/// Parses JSON written by Python, whose bare `Infinity`, `-Infinity` and `NaN` are read
+/// as the strings `"inf"`, `"-inf"` and `"nan"`
+/// ([`sweeper_score::json_f64::quote_python_tokens`]), refusing a key named twice.
 pub(super) fn parse_python_json(text: &str) -> serde_json::Result<Value> {
-    super::json::unique_from_str(&python_literals(text))
+    super::json::unique_from_str(&sweeper_score::json_f64::quote_python_tokens(text, ""))
 }
 
 /// What an input of JSON text is, from its first object: the first line that is not blank
@@ -688,14 +646,18 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn python_literals_are_rewritten_outside_strings_only() {
-        let text = r#"{"request_rate": Infinity, "x": -Infinity, "y": NaN, "s": "NaN Infinity \"Infinity\""}"#;
+    fn python_json_reads_the_bare_tokens_as_strings() {
+        let text = r#"{"request_rate": Infinity, "x": -Infinity, "y": NaN, "s": "NaN"}"#;
         let v = parse_python_json(text).unwrap();
         assert_eq!(v["request_rate"], json!("inf"));
         assert_eq!(v["x"], json!("-inf"));
         assert_eq!(v["y"], json!("nan"));
-        assert_eq!(v["s"], json!("NaN Infinity \"Infinity\""));
-        assert_eq!(python_literals("{\"a\": 1}"), "{\"a\": 1}");
+        assert_eq!(v["s"], json!("NaN"));
+        let twice = parse_python_json(r#"{"a": NaN, "a": 1}"#).unwrap_err();
+        assert!(
+            twice.to_string().contains("names the key `a` twice"),
+            "{twice}"
+        );
     }
 
     #[test]
