@@ -33,6 +33,7 @@ mod export;
 mod fronts;
 mod plot;
 mod recommend;
+mod reports;
 mod schema;
 mod score;
 mod study;
@@ -79,6 +80,7 @@ fn _sweeper(m: &Bound<'_, PyModule>) -> PyResult<()> {
     study::register(m)?;
     score::register(m)?;
     recommend::register(m)?;
+    reports::register(m)?;
     sweep::register(m)?;
     export::register(m)?;
     schema::register(m)?;

@@ -195,6 +195,39 @@ def score(config: ConfigLike, reports: Iterable[Mapping[str, Any]]) -> list[Cand
     reached ``min_goodput_rps``; those rank first, fewest GPUs first). The goal's price is
     applied to ``cost_per_mtok``; with ``strict_sla`` the rows over a bound are dropped."""
 
+InputFormat = Literal["reports", "vllm", "sglang", "genai-perf"]
+"""What ``read_reports`` reads a file as: sweeper's reports (CSV, JSON Lines, a JSON array of
+``{"config", "report"}``), ``vllm bench serve --save-result`` JSON, SGLang ``bench_serving
+--output-file`` JSON Lines, or genai-perf's ``profile_export_genai_perf.json``."""
+
+def read_reports(
+    paths: Union[PathOrText, Sequence[PathOrText]],
+    *,
+    input_format: Optional[InputFormat] = None,
+    map: Optional[Mapping[str, str]] = None,
+    gpus: Optional[Union[float, str]] = None,
+    per_user_from_tpot: bool = False,
+    config: Optional[ConfigLike] = None,
+) -> list[dict[str, dict[str, Any]]]:
+    """The rows ``sweeper score`` reads from result files, read by the same reader, as the
+    ``[{"config": {...}, "report": {...}}, ...]`` that ``score`` and ``recommend`` take::
+
+        rows = sweeper.read_reports("sglang-runs.jsonl", gpus=2)
+        front = sweeper.score("examples/serving/pareto.yaml", rows)
+
+    ``paths``: one path or a list read as one table (shards). Each file's format is told
+    from its content (``input_format`` says it instead): sweeper's reports, ``vllm bench
+    serve --save-result``, SGLang ``bench_serving`` (its bare ``Infinity`` is infinity) or
+    genai-perf. A benchmark's keys become the scorer's (``output_throughput`` →
+    ``output_throughput_tok_s``, ``duration`` s → ``duration_ms``), its settings the config.
+    ``map``: ``{FROM: TO}``, read FROM as TO (``--map``). ``gpus``: the GPU count of rows
+    without ``gpu_hours``, a number or the key holding it (``--gpus``); it fills
+    ``gpu_hours`` from the run's duration, or gives a row without one a nominal hour.
+    ``per_user_from_tpot``: tok/s/user = 1000 / ``mean_tpot_ms`` in your own rows too.
+    ``config``: its ``search_space.used_gpus`` rule counts a benchmark row's GPUs. The
+    command line's notes are ``UserWarning``s; ``OSError`` when a file cannot be read,
+    ``ValueError`` naming the file, line and key for bad content."""
+
 def recommend(
     config: ConfigLike,
     source: Union[PathOrText, Iterable[Mapping[str, Any]]],
