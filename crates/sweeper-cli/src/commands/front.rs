@@ -18,6 +18,13 @@ rows); `index` in the output is that number. A row is on the front when no other
 least as good in every objective and strictly better in one; equal rows are all kept. The
 front is printed sorted by the LAST objective ascending (the x-axis), ties in input order.
 
+A serving benchmark's own result file is read as `sweeper score` reads it, with the same
+flags (the format is told from its keys and said on stderr; --input-format names it):
+`vllm bench serve --save-result` JSON, SGLang `bench_serving --output-file` JSON Lines (its
+bare `Infinity` is inf), genai-perf's profile_export_genai_perf.json. Its columns are then
+the keys `score` reads (output_throughput_tok_s, mean_ttft_ms, duration_ms, request_rate,
+...; with --gpus also gpu_hours and used_gpus).
+
 Several inputs are read as one table, in the order given (the shards of an array job, in any
 mix of formats): rows are numbered on from one input to the next, so `index` is a row's place
 in the concatenation, and the result is that of one file holding every row. Every input needs
@@ -41,6 +48,16 @@ Examples (from the repository root, on the files that ship in examples/):
 
   # The hypervolume dominated by the rows, against the reference point (0, 0, 10000)
   sweeper front examples/front/points.npy -o 0:max -o 1:max -o 2:min --hypervolume 0,0,10000
+
+  # A benchmark's result files, one example per format: vLLM's saved results, SGLang's
+  # bench_serving runs (JSON Lines), and genai-perf's exports
+  sweeper front examples/bench-results/vllm/*.json \\
+      -o output_throughput_tok_s:max -o mean_ttft_ms:min
+  sweeper front examples/bench-results/sglang-runs.jsonl \\
+      -o output_throughput_tok_s:max -o mean_e2e_latency_ms:min
+  sweeper front examples/bench-results/genai-perf/c16/profile_export_genai_perf.json \\
+      examples/bench-results/genai-perf/c64/profile_export_genai_perf.json \\
+      -o output_throughput_tok_s:max -o mean_output_token_throughput_per_user:max
 
   # A column under another name (-o names it as renamed)
   sweeper front examples/bench-results/rows.csv --map mean_tpot_ms=tpot_ms \\

@@ -25,6 +25,9 @@ INPUT is one of:
   the output of `sweeper score --format json` (a front or a ranking)
   the output of `sweeper front --format json`
   a table (CSV, JSON Lines, JSON array, .npy) with the objectives named by -o
+  a serving benchmark's result file with -o, read as `sweeper score` reads it (the format
+    said on stderr): `vllm bench serve --save-result` JSON, SGLang `bench_serving
+    --output-file` JSON Lines, genai-perf's profile_export_genai_perf.json
 
 A front is drawn with its first objective on y and its last on x, every candidate, the
 front highlighted, the best corner marked; three or more objectives as a scatter matrix.
@@ -73,6 +76,13 @@ Examples:
       -o output_throughput_tok_s:max -o mean_e2e_latency_ms:min --out latency.svg
   sweeper plot examples/serving/agentx_qwen3.5-397b-fp8_mi355x_sglang.csv \\
       --config examples/serving/cost.yaml -o cost_per_mtok -o throughput_per_user --out cost.svg
+  sweeper plot examples/bench-results/vllm/openai-c32-tp2.json \\
+      -o output_throughput_tok_s:max -o mean_ttft_ms:min --out vllm.svg
+  sweeper plot examples/bench-results/sglang-runs.jsonl \\
+      -o output_throughput_tok_s:max -o mean_e2e_latency_ms:min --out sglang.svg
+  sweeper plot examples/bench-results/genai-perf/c64/profile_export_genai_perf.json \\
+      -o output_throughput_tok_s:max -o mean_output_token_throughput_per_user:max \\
+      --out genai-perf.svg
 
 Exit status: 0 ok; 1 an input that is not one of the above (the message says what to
 give); 2 usage or I/O error.";

@@ -84,8 +84,16 @@ Examples (from the repository root; the first two on real serving rows):
   sweeper score --config examples/serving/throughput-per-gpu.yaml \\
       runs/quickstart/result.json --top 5
 
-  # vLLM results as they were saved (`--metadata used_gpus=2` gives the GPU count)
+  # A serving benchmark's own result files, one example per format (the format is said
+  # on stderr). vLLM's as saved (`--metadata used_gpus=2` gives the GPU count):
   sweeper score --config examples/serving/pareto.yaml examples/bench-results/vllm/*.json
+  # SGLang bench_serving's JSON Lines (its bare `Infinity` request rate read as inf), 2 GPUs:
+  sweeper score --config examples/serving/pareto.yaml examples/bench-results/sglang-runs.jsonl \\
+      --gpus 2
+  # genai-perf's exports, 2 GPUs each (no run duration: one nominal hour, said on stderr):
+  sweeper score --config examples/serving/pareto.yaml --gpus 2 \\
+      examples/bench-results/genai-perf/c16/profile_export_genai_perf.json \\
+      examples/bench-results/genai-perf/c64/profile_export_genai_perf.json
 
   # Your own rows: GPUs from a column, tok/s/user from TPOT, a column renamed
   sweeper score --config examples/serving/pareto.yaml examples/bench-results/rows.csv \\
