@@ -14,6 +14,7 @@
 
 use crate::{Backend, ExportError};
 use serde_json::{Map, Value};
+use sweeper_goal::{AGG_PREFIX, DECODE_PREFIX, PREFILL_PREFIX, pool_key, whole_count};
 
 /// Keys that describe the load a candidate ran at, not the deployment.
 pub const LOAD_KEYS: [&str; 4] = [
@@ -50,8 +51,8 @@ const TOP_KEYS: [&str; 5] = [
 pub(crate) fn known_keys() -> String {
     let mut keys: Vec<String> = TOP_KEYS.iter().map(|k| (*k).to_owned()).collect();
     keys.extend(POOL_KEYS.iter().map(|k| (*k).to_owned()));
-    keys.extend(POOL_KEYS.iter().map(|k| format!("prefill_{k}")));
-    keys.extend(POOL_KEYS.iter().map(|k| format!("decode_{k}")));
+    keys.extend(POOL_KEYS.iter().map(|k| format!("{PREFILL_PREFIX}{k}")));
+    keys.extend(POOL_KEYS.iter().map(|k| format!("{DECODE_PREFIX}{k}")));
     keys.join(", ")
 }
 
@@ -188,9 +189,7 @@ impl Deployment {
                 .and_then(Backend::parse)
                 .ok_or_else(|| invalid("backend", v, "give one of vllm, sglang, trtllm"))?,
         };
-        let has_role_keys = config
-            .keys()
-            .any(|k| k.starts_with("prefill_") || k.starts_with("decode_"));
+        let has_role_keys = config.keys().any(|k| pool_key(k).is_some());
         let disagg = match config.get("deployment_mode") {
             None => has_role_keys,
             Some(v) => match v.as_str() {
@@ -215,8 +214,8 @@ impl Deployment {
         }
         let mode = if disagg {
             Mode::Disagg {
-                prefill: pool(config, "prefill_")?,
-                decode: pool(config, "decode_")?,
+                prefill: pool(config, PREFILL_PREFIX)?,
+                decode: pool(config, DECODE_PREFIX)?,
             }
         } else {
             Mode::Agg(pool(config, "")?)
@@ -251,7 +250,7 @@ impl Deployment {
         let computed: u64 = deployment.pools().iter().map(|(_, p)| p.gpus()).sum();
         deployment.used_gpus = computed;
         if let Some(v) = config.get("used_gpus") {
-            let used = positive(v).ok_or_else(|| {
+            let used = whole_count(v).ok_or_else(|| {
                 invalid(
                     "used_gpus",
                     v,
@@ -313,10 +312,9 @@ fn is_known(key: &str, disagg: bool) -> bool {
         return true;
     }
     let bare = if disagg {
-        key.strip_prefix("prefill_")
-            .or_else(|| key.strip_prefix("decode_"))
+        pool_key(key)
     } else {
-        Some(key.strip_prefix("agg_").unwrap_or(key))
+        Some(key.strip_prefix(AGG_PREFIX).unwrap_or(key))
     };
     bare.is_some_and(|k| POOL_KEYS.contains(&k))
 }
@@ -329,15 +327,6 @@ fn invalid(key: &str, value: &Value, reason: &str) -> ExportError {
     }
 }
 
-/// A whole number >= 1 (an integral float such as `4.0` counts).
-fn positive(v: &Value) -> Option<u64> {
-    if let Some(n) = v.as_u64() {
-        return (n >= 1).then_some(n);
-    }
-    let f = v.as_f64()?;
-    (f >= 1.0 && f.fract() == 0.0 && f < 9.0e15).then_some(f as u64)
-}
-
 /// Reads the pool whose keys carry `prefix` (`""` also reads `agg_`-prefixed keys).
 fn pool(config: &Map<String, Value>, prefix: &'static str) -> Result<Pool, ExportError> {
     let lookup = |name: &str| -> Option<(String, &Value)> {
@@ -346,7 +335,7 @@ fn pool(config: &Map<String, Value>, prefix: &'static str) -> Result<Pool, Expor
             return Some((key, v));
         }
         if prefix.is_empty() {
-            let agg = format!("agg_{name}");
+            let agg = format!("{AGG_PREFIX}{name}");
             return config.get(&agg).map(|v| (agg, v));
         }
         None
@@ -354,7 +343,7 @@ fn pool(config: &Map<String, Value>, prefix: &'static str) -> Result<Pool, Expor
     let number = |name: &str, default: Option<u64>| -> Result<Option<u64>, ExportError> {
         match lookup(name) {
             None => Ok(default),
-            Some((key, v)) => positive(v)
+            Some((key, v)) => whole_count(v)
                 .map(Some)
                 .ok_or_else(|| invalid(&key, v, "give a whole number >= 1")),
         }

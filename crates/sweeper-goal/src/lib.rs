@@ -193,7 +193,7 @@ pub use sweep::{
     DEFAULT_PARALLEL_EVALS, DEFAULT_SEED, Schedule, SweepSettings,
 };
 pub use topology::{
-    Backend, DEFAULT_GPUS_PER_WORKER, DeploymentMode, PinnedConfig, PinnedShape, TOPOLOGY_KEYS,
-    TopologyConfig,
+    AGG_PREFIX, Backend, DECODE_PREFIX, DEFAULT_GPUS_PER_WORKER, DeploymentMode, PREFILL_PREFIX,
+    PinnedConfig, PinnedShape, TOPOLOGY_KEYS, TopologyConfig, pool_key, whole_count,
 };
 pub use workload::{Load, SearchedLoad, Workload};

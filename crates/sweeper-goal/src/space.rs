@@ -472,10 +472,7 @@ pub(crate) fn from_raw(s: &RawSearchSpace) -> Result<SearchSpaceConfig, ConfigEr
             });
         }
         for (name, _) in &parameters {
-            let bare = name
-                .strip_prefix("prefill_")
-                .or_else(|| name.strip_prefix("decode_"))
-                .unwrap_or(name);
+            let bare = crate::topology::pool_key(name).unwrap_or(name);
             if TOPOLOGY_KEYS.contains(&bare) {
                 return Err(ConfigError::ReservedParameter {
                     path: raw::join("search_space.parameters", name),

@@ -28,6 +28,46 @@ pub const TOPOLOGY_KEYS: [&str; 10] = [
     "used_gpus",
 ];
 
+/// The prefix of a disaggregated candidate's prefill-pool keys (`prefill_tp`, SPEC 8).
+pub const PREFILL_PREFIX: &str = "prefill_";
+
+/// The prefix of a disaggregated candidate's decode-pool keys (`decode_replicas`).
+pub const DECODE_PREFIX: &str = "decode_";
+
+/// The prefix of an aggregated branch's own keys (`agg_max_batch_size`).
+pub const AGG_PREFIX: &str = "agg_";
+
+/// A flat candidate key of one pool of a disaggregated deployment without the pool's
+/// prefix (`prefill_tp` → `tp`, `decode_moe_ep` → `moe_ep`); `None` for any other key.
+///
+/// ```
+/// assert_eq!(sweeper_goal::pool_key("prefill_tp"), Some("tp"));
+/// assert_eq!(sweeper_goal::pool_key("agg_max_batch_size"), None);
+/// ```
+pub fn pool_key(key: &str) -> Option<&str> {
+    key.strip_prefix(PREFILL_PREFIX)
+        .or_else(|| key.strip_prefix(DECODE_PREFIX))
+}
+
+/// The count a flat candidate key holds (`tp`, `replicas`, `max_batch_size` ...): a whole
+/// number >= 1, an integral float such as `4.0` included (JSON writers may write one);
+/// `None` for anything else.
+///
+/// ```
+/// use serde_json::json;
+/// assert_eq!(sweeper_goal::whole_count(&json!(4.0)), Some(4));
+/// assert_eq!(sweeper_goal::whole_count(&json!(1.5)), None);
+/// assert_eq!(sweeper_goal::whole_count(&json!(0)), None);
+/// ```
+pub fn whole_count(value: &serde_json::Value) -> Option<u64> {
+    if let Some(n) = value.as_u64() {
+        return (n >= 1).then_some(n);
+    }
+    let f = value.as_f64()?;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    (f >= 1.0 && f.fract() == 0.0 && f < 9.0e15).then_some(f as u64)
+}
+
 /// Aggregated (prefill and decode on the same workers) or disaggregated (two pools).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeploymentMode {
@@ -38,6 +78,22 @@ pub enum DeploymentMode {
 }
 
 impl DeploymentMode {
+    /// Whether a flat candidate key belongs to a deployment of this mode: the `agg_` keys
+    /// to `agg`, the pools' `prefill_` and `decode_` keys to `disagg`, every other to both.
+    ///
+    /// ```
+    /// use sweeper_goal::DeploymentMode::{Agg, Disagg};
+    /// assert!(Agg.has_key("agg_max_batch_size") && !Disagg.has_key("agg_max_batch_size"));
+    /// assert!(Disagg.has_key("decode_tp") && !Agg.has_key("decode_tp"));
+    /// assert!(Agg.has_key("router") && Disagg.has_key("router"));
+    /// ```
+    pub fn has_key(self, key: &str) -> bool {
+        match self {
+            DeploymentMode::Agg => pool_key(key).is_none(),
+            DeploymentMode::Disagg => !key.starts_with(AGG_PREFIX),
+        }
+    }
+
     /// `agg` or `disagg`.
     pub fn as_str(self) -> &'static str {
         match self {

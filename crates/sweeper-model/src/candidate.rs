@@ -5,6 +5,7 @@ use super::spec::Settings;
 use serde_json::Value;
 use sweeper_cards::{FractionOf, MemoryPlan, MemorySettings, Shape};
 use sweeper_engine::EvalOutcome;
+use sweeper_goal::{AGG_PREFIX, DECODE_PREFIX, PREFILL_PREFIX};
 
 type Params = serde_json::Map<String, Value>;
 
@@ -47,15 +48,9 @@ pub(crate) fn int_param(params: &Params, key: &str, default: u64) -> Result<u64,
     let Some(value) = params.get(key) else {
         return Ok(default);
     };
-    let n = value.as_u64().or_else(|| {
-        value
-            .as_f64()
-            .filter(|f| f.fract() == 0.0 && *f >= 1.0 && *f < 9.0e15)
-            .map(|f| f as u64)
-    });
-    match n {
-        Some(n) if n >= 1 => Ok(n),
-        _ => Err(EvalOutcome::Failed(format!(
+    match sweeper_goal::whole_count(value) {
+        Some(n) => Ok(n),
+        None => Err(EvalOutcome::Failed(format!(
             "parameter {key} must be an integer >= 1, got {value}"
         ))),
     }
@@ -138,8 +133,8 @@ fn role(s: &Settings, params: &Params, prefix: &str, batch: u64) -> Result<Role,
     // a topology passes the aggregated branch's knobs as `agg_*`; a decode pool without
     // its own cap takes a plain `max_batch_size`
     let fallback = match prefix {
-        "" => int_param(params, "agg_max_batch_size", batch)?,
-        "decode_" => int_param(params, "max_batch_size", batch)?,
+        "" => int_param(params, &format!("{AGG_PREFIX}max_batch_size"), batch)?,
+        DECODE_PREFIX => int_param(params, "max_batch_size", batch)?,
         _ => batch,
     };
     Ok(Role {
@@ -153,8 +148,8 @@ pub(crate) fn deployment(s: &Settings, params: &Params) -> Result<Deployment, Ev
     match str_param(params, "deployment_mode")? {
         None | Some("agg") => Ok(Deployment::Agg(role(s, params, "", 256)?)),
         Some("disagg") => Ok(Deployment::Disagg {
-            prefill: role(s, params, "prefill_", 1)?,
-            decode: role(s, params, "decode_", 256)?,
+            prefill: role(s, params, PREFILL_PREFIX, 1)?,
+            decode: role(s, params, DECODE_PREFIX, 256)?,
         }),
         Some(other) => Err(EvalOutcome::Failed(format!(
             "parameter deployment_mode must be agg or disagg, got {other:?}"

@@ -330,10 +330,7 @@ pub const ROLE_PARAMETERS: [&str; 7] = [
 /// Whether the model reads a candidate parameter called `name` ([`PARAMETERS`],
 /// [`ROLE_PARAMETERS`] bare or prefixed): anything else changes nothing it computes.
 pub fn reads_parameter(name: &str) -> bool {
-    let role = name
-        .strip_prefix("prefill_")
-        .or_else(|| name.strip_prefix("decode_"))
-        .unwrap_or(name);
+    let role = sweeper_goal::pool_key(name).unwrap_or(name);
     PARAMETERS.contains(&name) || ROLE_PARAMETERS.contains(&role)
 }
 

@@ -122,8 +122,8 @@ impl Deployment {
         match self.roles {
             Roles::Agg(w) => w.flat_into("", &mut m),
             Roles::Disagg { prefill, decode } => {
-                prefill.flat_into("prefill_", &mut m);
-                decode.flat_into("decode_", &mut m);
+                prefill.flat_into(sweeper_goal::PREFILL_PREFIX, &mut m);
+                decode.flat_into(sweeper_goal::DECODE_PREFIX, &mut m);
             }
         }
         m.insert("used_gpus".into(), self.used_gpus().into());

@@ -80,17 +80,10 @@ pub(crate) fn candidate(
         .and_then(Value::as_str)
         .and_then(|id| pool.by_id(id))
         .unwrap_or_else(|| pool.project(&raw));
-    let disagg = deployment.mode() == DeploymentMode::Disagg;
     let mut out: Map<String, Value> = raw
         .into_iter()
         .filter(|(name, _)| name != TOPOLOGY && !Pool::LATENT_NAMES.contains(&name.as_str()))
-        .filter(|(name, _)| {
-            if disagg {
-                !name.starts_with("agg_")
-            } else {
-                !name.starts_with("prefill_") && !name.starts_with("decode_")
-            }
-        })
+        .filter(|(name, _)| deployment.mode().has_key(name))
         .collect();
     out.extend(deployment.flat());
     (out, Some(deployment))
@@ -226,11 +219,7 @@ pub fn search_space_of(
 /// Whether a parameter belongs to a branch: `agg_*` to `agg`, `prefill_*` and `decode_*` to
 /// `disagg`, every other to both.
 fn in_branch(name: &str, branch: Option<DeploymentMode>) -> bool {
-    match branch {
-        None => true,
-        Some(DeploymentMode::Agg) => !name.starts_with("prefill_") && !name.starts_with("decode_"),
-        Some(DeploymentMode::Disagg) => !name.starts_with("agg_"),
-    }
+    branch.is_none_or(|mode| mode.has_key(name))
 }
 
 /// The searched ratio range, if the workload has one.
