@@ -106,6 +106,15 @@ struct Bar {
     /// when the sweep ends, has the final counts.
     latest: Option<Progress>,
     printed: u64,
+    /// The latest line's total carried a `+` (it could still grow): the sweep's end prints
+    /// the real one.
+    open_total: bool,
+}
+
+/// `+` after a progress total that may still grow (`1/120+ trials`: at least 120), so the
+/// first line's total is never read as the sweep's whole; nothing once it is the real one.
+fn at_least(p: &Progress) -> &'static str {
+    if p.budget_is_final { "" } else { "+" }
 }
 
 /// At most one progress line this often off a terminal (round ends included).
@@ -129,10 +138,12 @@ impl Bar {
 }
 
 impl Bar {
-    fn line(&mut self, p: &Progress, total: u64, msg: &str) {
+    fn line(&mut self, p: &Progress, total: u64, msg: &str, last: bool) {
         self.printed = p.done;
+        let plus = if last { "" } else { at_least(p) };
+        self.open_total = !plus.is_empty();
         super::print_stderr(&format!(
-            "{}/{total} trials after {:.0} s · {msg}\n",
+            "{}/{total}{plus} trials after {:.0} s · {msg}\n",
             p.done,
             self.started.elapsed().as_secs_f64()
         ));
@@ -144,9 +155,9 @@ impl Bar {
         if let Some(p) = self.latest.take()
             && self.lines
             && !p.replayed
-            && self.printed != p.done
+            && (self.printed != p.done || self.open_total)
         {
-            self.line(&p, p.done, &Bar::message(&p));
+            self.line(&p, p.done, &Bar::message(&p), true);
         }
     }
 }
@@ -156,21 +167,24 @@ impl RunObserver for Bar {
         let msg = Bar::message(p);
         if super::verbosity() == super::Verbosity::Verbose {
             self.printed = p.done;
+            self.open_total = !at_least(p).is_empty();
             self.drawn.suspend(|| {
                 super::print_stderr(&format!(
-                    "{}/{} trials{} · {msg}\n",
+                    "{}/{}{} trials{} · {msg}\n",
                     p.done,
                     p.budget.max(p.done),
+                    at_least(p),
                     if p.replayed { " (replayed)" } else { "" }
                 ));
             });
         } else if self.lines && !p.replayed {
             let round_end = self.per_round > 0 && p.done.is_multiple_of(self.per_round);
             let due = self.last_line.is_none_or(|at| at.elapsed() >= LINE_EVERY);
-            let last = p.done == p.budget;
+            // the end's line: once the total is final (else the sweep's end prints it)
+            let last = p.done == p.budget && p.budget_is_final;
             if (round_end || self.last_line.is_none()) && due || last {
                 self.last_line = Some(Instant::now());
-                self.line(p, p.budget.max(p.done), &msg);
+                self.line(p, p.budget.max(p.done), &msg, false);
             }
         }
         self.latest = Some(p.clone());
@@ -334,6 +348,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
         started: Instant::now(),
         latest: None,
         printed: 0,
+        open_total: false,
     };
     let mut planner = ServingPlanner::new();
     let outcome = Sweeper::builder(&config)

@@ -20,15 +20,21 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// The `done/total` of each progress line.
-fn progress(stderr: &str) -> Vec<(u64, u64)> {
+/// The `done/total` of each progress line, and whether the total carries the `+` of a
+/// total that may still grow.
+fn progress(stderr: &str) -> Vec<(u64, u64, bool)> {
     stderr
         .lines()
         .filter_map(|l| l.strip_prefix("sweeper: "))
         .filter_map(|l| l.split_once(" trials after "))
         .map(|(counts, _)| {
             let (done, total) = counts.split_once('/').unwrap();
-            (done.parse().unwrap(), total.parse().unwrap())
+            let open = total.ends_with('+');
+            (
+                done.parse().unwrap(),
+                total.trim_end_matches('+').parse().unwrap(),
+                open,
+            )
         })
         .collect()
 }
@@ -81,12 +87,27 @@ fn the_last_progress_line_the_summary_and_the_table_agree() {
         "the sweep had trials over the budget: {trials}"
     );
     let lines = progress(&stderr);
-    let (done, total) = *lines.last().unwrap();
-    assert_eq!((done, total), (trials, trials), "{stderr}");
+    let (done, total, open) = *lines.last().unwrap();
+    assert_eq!((done, total, open), (trials, trials, false), "{stderr}");
     // no line ever shows more trials done than its total, nor a total above the end's
     assert!(
-        lines.iter().all(|&(d, t)| d <= t && t <= trials),
+        lines.iter().all(|&(d, t, _)| d <= t && t <= trials),
         "{lines:?}"
+    );
+    // a total below the real one is marked as one that may grow (`1/32+ trials`): the
+    // first line is never read as the sweep's whole
+    assert!(
+        lines.iter().all(|&(_, t, open)| t == trials || open),
+        "{lines:?}"
+    );
+    assert!(lines.first().unwrap().2, "{lines:?}");
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|&&(d, t, open)| d == t && !open)
+            .count(),
+        1,
+        "the end's line once: {lines:?}"
     );
     let last = stderr
         .lines()
@@ -125,6 +146,7 @@ fn a_grid_of_eight_candidates_counts_to_eight() {
         .collect();
     assert!(!totals.is_empty(), "{stderr}");
     for l in &totals {
+        // a finite space's size is the real total from the first line: no `+`
         assert!(l.contains("/8 trials"), "{l}");
     }
     assert!(stderr.contains("sweeper: 8 trials: 8 feasible"), "{stderr}");

@@ -367,6 +367,7 @@ impl Engine<'_, '_> {
                 slots.exhausted = true;
                 // nothing new is left: the sweep has the trials it was given
                 self.planned = slots.suggested;
+                self.plan_final = true;
             }
             // every suggestion line of the call before anything it leads to: resume repeats
             // the call where its first line is

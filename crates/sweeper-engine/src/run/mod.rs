@@ -332,6 +332,7 @@ impl<'a> SweeperBuilder<'a> {
             retry_failed,
             planned: 0,
             plan_cap: 0,
+            plan_final: false,
             next_retry: 0,
             attempts: HashMap::new(),
             failed: BTreeMap::new(),
@@ -385,6 +386,8 @@ struct Engine<'a, 'o> {
     planned: u64,
     /// The most trials the sweep can have (`max_trials`, the proposer's size).
     plan_cap: u64,
+    /// The proposer ran out of candidates: `planned` is the total, whatever the cap.
+    plan_final: bool,
     /// The journal's next retry line to replay (an index of `replay.retries`).
     next_retry: usize,
     /// Per trial, the retries of it so far.

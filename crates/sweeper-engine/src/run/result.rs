@@ -237,6 +237,10 @@ pub struct Progress {
     pub done: u64,
     /// The budget of trials (`max_trials`, else `max_rounds * candidates_per_round`).
     pub budget: u64,
+    /// Whether `budget` is the sweep's real total. Under rounds it is the fewest trials the
+    /// sweep can still come to, and grows as a round asks for a trial in place of one that
+    /// was not feasible; `false` while it may still grow.
+    pub budget_is_final: bool,
     /// The tallies so far.
     pub tallies: Tallies,
     /// The best score so far (scalar goals).

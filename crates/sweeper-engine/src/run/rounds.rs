@@ -228,6 +228,7 @@ impl Engine<'_, '_> {
         self.observer.progress(&Progress {
             done: tallies.total(),
             budget: self.planned.max(tallies.total()),
+            budget_is_final: self.plan_final || self.planned >= self.plan_cap,
             tallies,
             best_score: self.ledger.best_score(),
             front_size: self.ledger.front_size(),
@@ -282,6 +283,7 @@ impl Engine<'_, '_> {
                 suggested += batch.len() as u64;
                 attempts += batch.len() as u64;
                 // the fewest trials the sweep comes to: this batch, then full rounds
+                self.plan_final = exhausted;
                 self.planned = if exhausted {
                     suggested
                 } else {
