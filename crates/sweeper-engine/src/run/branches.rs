@@ -24,7 +24,7 @@ pub(crate) const KNOWN_RETRIES: usize = 32;
 ///
 /// Under a `min_gpus` goal (studies with a floor) a suggestion whose latent features
 /// project onto a candidate already measured is not handed out: its study is told that
-/// candidate's outcome at once and asked again (at most [`KNOWN_RETRIES`] times a trial).
+/// candidate's outcome at once and asked again (at most 32 times a trial).
 /// The floor algorithm tries cheaper points for as long as any is left, and in the
 /// continuous latent space one always is: on `bench/min_gpus_moe.yaml` (2,456 deployments)
 /// two thirds of its trials were cache hits of a few cheap and a few 32-GPU deployments,
