@@ -2,14 +2,13 @@
 //! (x) in its sweep's colour, every sweep's goodput floor as a line, and each sweep's
 //! answer (its fewest-GPU candidate that reaches its floor) ringed and labelled.
 
-use crate::axis::{Axis, text_width};
+use crate::axis::text_width;
 use crate::compare::{Series, colour, label_of, merge, shared_options};
 use crate::context::Ctx;
-use crate::frontier::draw_axes;
 use crate::legend::{Entry, empty_svg, style_entries, write_legend};
-use crate::parts::{draw_labels, mark_box, plot_area};
-use crate::sizing::{answer, at, axes, tooltip};
-use crate::style::{HEADER, LEGEND_FONT, LEGEND_W, Rect, SLA, STRIP, TICK_FONT};
+use crate::parts::{draw_labels, mark_box};
+use crate::sizing::{GpuAxes, answer, at, tooltip};
+use crate::style::{HEADER, LEGEND_FONT, LEGEND_W, Rect, SLA, STRIP};
 use crate::svg::{Shape, Svg};
 use crate::{OUTCOMES, Outcome, PlotOptions, precise};
 
@@ -73,18 +72,9 @@ pub(crate) fn min_gpus_compare_svg(
         .filter_map(|&i| at(&points[i]).map(|v| v.0))
         .collect();
     xs.extend(floors.iter().map(|f| f.0));
-    let probe = Axis::fit(&ys, ((frame.h - 92.0) / 48.0).max(3.0), true, false);
-    let plot = plot_area(frame, &probe);
-    let y_axis = Axis::fit(&ys, (plot.h / 48.0).max(3.0), true, false);
-    let x_axis = Axis::fit_width(&xs, plot.w, false, false, TICK_FONT);
-    let (xo, yo) = axes(&ctx);
-    draw_axes(&mut svg, plot, &x_axis, &y_axis, &xo, &yo);
-    let to_px = |(x, y): (f64, f64)| {
-        (
-            plot.x + x_axis.frac(x) * plot.w,
-            plot.y + plot.h - y_axis.frac(y) * plot.h,
-        )
-    };
+    let frame = GpuAxes::draw(&mut svg, &ctx, frame, &xs, &ys);
+    let plot = frame.plot;
+    let to_px = |xy| frame.to_px(xy);
     let floor_label = |f: f64, names: &[&str]| {
         if floors.len() == 1 {
             format!("goodput floor {} req/s (min_goodput_rps)", precise(f))
@@ -95,21 +85,8 @@ pub(crate) fn min_gpus_compare_svg(
     let mut legend: Vec<Entry> = Vec::new();
     for (k, (f, names)) in floors.iter().enumerate() {
         let label = floor_label(*f, names);
-        if x_axis.contains(*f) {
-            let px = to_px((*f, 0.0)).0;
-            if k == 0 {
-                svg.rect(plot.x, plot.y, px - plot.x, plot.h, SLA, 0.06);
-            }
-            svg.dashed(px, plot.y, px, plot.y + plot.h, SLA);
-            let right = px + 6.0 + text_width(&label, 11.0) < plot.x + plot.w;
-            let (tx, anchor) = if right {
-                (px + 5.0, "start")
-            } else {
-                (px - 5.0, "end")
-            };
-            // floors one above the other, so that their labels do not overlap
-            svg.halo_text(tx, plot.y + 15.0 + 15.0 * k as f64, &label, 11.0, anchor);
-        }
+        // the first floor shades what falls short of it; the others' labels stack below
+        frame.floor(&mut svg, *f, &label, k == 0, k);
         legend.push(Entry::Dashed(SLA, label));
     }
     let tip = |i: usize| {

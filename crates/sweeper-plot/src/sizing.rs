@@ -46,30 +46,12 @@ pub fn min_gpus_svg(chart: &Chart, options: &PlotOptions) -> String {
     if floor.is_finite() {
         xs.push(floor);
     }
-    let probe = Axis::fit(&ys, ((frame.h - 92.0) / 48.0).max(3.0), true, false);
-    let plot = plot_area(frame, &probe);
-    let y_axis = Axis::fit(&ys, (plot.h / 48.0).max(3.0), true, false);
-    let x_axis = Axis::fit_width(&xs, plot.w, false, false, TICK_FONT);
-    let (xo, yo) = axes(&ctx);
-    draw_axes(&mut svg, plot, &x_axis, &y_axis, &xo, &yo);
-    let to_px = |(x, y): (f64, f64)| {
-        (
-            plot.x + x_axis.frac(x) * plot.w,
-            plot.y + plot.h - y_axis.frac(y) * plot.h,
-        )
-    };
+    let frame = GpuAxes::draw(&mut svg, &ctx, frame, &xs, &ys);
+    let plot = frame.plot;
+    let to_px = |xy| frame.to_px(xy);
     let floor_label = format!("goodput floor {} req/s (min_goodput_rps)", precise(floor));
-    if floor.is_finite() && x_axis.contains(floor) {
-        let px = to_px((floor, 0.0)).0;
-        svg.rect(plot.x, plot.y, px - plot.x, plot.h, SLA, 0.06);
-        svg.dashed(px, plot.y, px, plot.y + plot.h, SLA);
-        let right = px + 6.0 + text_width(&floor_label, 11.0) < plot.x + plot.w;
-        let (tx, anchor) = if right {
-            (px + 5.0, "start")
-        } else {
-            (px - 5.0, "end")
-        };
-        svg.halo_text(tx, plot.y + 15.0, &floor_label, 11.0, anchor);
+    if floor.is_finite() {
+        frame.floor(&mut svg, floor, &floor_label, true, 0);
     }
     let satisfies = |p: &PlotPoint| at(p).is_some_and(|(g, _)| g >= floor);
     let best = answer(chart);
@@ -198,6 +180,63 @@ pub(crate) fn answer(chart: &Chart) -> Option<&PlotPoint> {
 }
 
 /// The axes: goodput on x (more is better), GPUs on y (fewer is better).
+/// The plot area and the axes of a chart of GPUs (up, from zero) against goodput (across),
+/// drawn: the single sweep's min-GPU chart and the comparison of several share it.
+pub(crate) struct GpuAxes {
+    pub(crate) plot: Rect,
+    x_axis: Axis,
+    y_axis: Axis,
+}
+
+impl GpuAxes {
+    /// Fits the axes to goodputs `xs` (the floors among them) and GPU counts `ys` inside
+    /// `frame` and draws them.
+    pub(crate) fn draw(svg: &mut Svg, ctx: &Ctx, frame: Rect, xs: &[f64], ys: &[f64]) -> Self {
+        let probe = Axis::fit(ys, ((frame.h - 92.0) / 48.0).max(3.0), true, false);
+        let plot = plot_area(frame, &probe);
+        let y_axis = Axis::fit(ys, (plot.h / 48.0).max(3.0), true, false);
+        let x_axis = Axis::fit_width(xs, plot.w, false, false, TICK_FONT);
+        let (xo, yo) = axes(ctx);
+        draw_axes(svg, plot, &x_axis, &y_axis, &xo, &yo);
+        GpuAxes {
+            plot,
+            x_axis,
+            y_axis,
+        }
+    }
+
+    /// A (goodput, GPUs) point in pixels.
+    pub(crate) fn to_px(&self, (x, y): (f64, f64)) -> (f64, f64) {
+        let plot = self.plot;
+        (
+            plot.x + self.x_axis.frac(x) * plot.w,
+            plot.y + plot.h - self.y_axis.frac(y) * plot.h,
+        )
+    }
+
+    /// A goodput floor: a dashed line with its label, `row` label lines below the top (so
+    /// that several floors' labels do not overlap), the region short of it shaded when
+    /// `shade`; nothing where the axis does not reach it.
+    pub(crate) fn floor(&self, svg: &mut Svg, floor: f64, label: &str, shade: bool, row: usize) {
+        if !self.x_axis.contains(floor) {
+            return;
+        }
+        let plot = self.plot;
+        let px = self.to_px((floor, 0.0)).0;
+        if shade {
+            svg.rect(plot.x, plot.y, px - plot.x, plot.h, SLA, 0.06);
+        }
+        svg.dashed(px, plot.y, px, plot.y + plot.h, SLA);
+        let right = px + 6.0 + text_width(label, 11.0) < plot.x + plot.w;
+        let (tx, anchor) = if right {
+            (px + 5.0, "start")
+        } else {
+            (px - 5.0, "end")
+        };
+        svg.halo_text(tx, plot.y + 15.0 + 15.0 * row as f64, label, 11.0, anchor);
+    }
+}
+
 pub(crate) fn axes(ctx: &Ctx) -> (PlotObjective, PlotObjective) {
     let unit = ctx.objective(0).unit;
     let unit = if unit.is_empty() {
