@@ -91,12 +91,13 @@
 //! aiconfigurator's decode pool does), but where the prefill pool does bound the rate,
 //! the clients it cannot serve wait before it (seconds of TTFT) and the decode batch holds
 //! what it delivers (a lower ITL, a higher tok/s/user than aiconfigurator's full batch,
-//! which no closed loop reaches at that rate: Little's law). The ranking of tok/s/user
-//! across the shapes of DeepSeek-R1 on B200 stays under 0.9 (0.89): its attention-DP
-//! workers are within 0.8–1.1 of aiconfigurator everywhere, but aiconfigurator's
-//! disaggregated decode at 8 requests a rank is slower than its aggregated one at 16 with
-//! prompt chunks, where the model's is faster, and the model's aggregated steps carrying
-//! 4096-token chunks cost it more than aiconfigurator's (`cargo xtask model-check --swaps`
+//! which no closed loop reaches at that rate: Little's law). Aggregated and disaggregated
+//! shapes of one model rank alike in both since the model counts, with `backend: trtllm`,
+//! two fewer of the other requests' prompt chunks in a request's decode steps
+//! (`unseen_chunks_trtllm`: aiconfigurator's TensorRT-LLM TPOT counts its batch less
+//! three mixed steps, the model's the batch less one): before, DeepSeek-R1's aggregated
+//! steps with 4096-token chunks cost the model more than aiconfigurator, and its
+//! attention-DP shapes on B200 ranked tok/s/user at 0.89 (`cargo xtask model-check --swaps`
 //! lists the pairs ranked the other way round); (2) MoE on one GPU or with few tokens
 //! (aiconfigurator's TensorRT-LLM MoE kernels are up to 3–4× slower than the roofline at
 //! batch 1, the worst tok/s/gpu ratios); (3) the

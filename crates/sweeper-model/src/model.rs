@@ -35,6 +35,9 @@ pub(crate) struct Rates {
     prefill_efficiency: f64,
     /// Share of the dense rates that grouped expert GEMMs reach.
     moe_efficiency: f64,
+    /// Of the other requests' prompt chunks, how many a request's decode steps do not
+    /// carry (see `steady_state`).
+    unseen_chunks: f64,
     /// Bytes/s one direction of `NVLink`.
     link: f64,
     /// Bytes/s one GPU sends over the network between `NVLink` domains.
@@ -55,6 +58,7 @@ impl Rates {
             compute_efficiency: c.compute_efficiency,
             prefill_efficiency: c.prefill_efficiency,
             moe_efficiency: c.moe_efficiency,
+            unseen_chunks: 0.0,
             // Spec sheets quote both directions together; a ring all-reduce uses one.
             link: s.gpu.nvlink_gb_s * 1e9 / 2.0,
             network: c.network_gb_s * 1e9,
@@ -73,6 +77,10 @@ impl Rates {
             moe_efficiency: match backend {
                 Backend::Trtllm => s.calibration.moe_efficiency_trtllm,
                 Backend::Vllm | Backend::Sglang => s.calibration.moe_efficiency,
+            },
+            unseen_chunks: match backend {
+                Backend::Trtllm => s.calibration.unseen_chunks_trtllm,
+                Backend::Vllm | Backend::Sglang => 0.0,
             },
             ..*self
         }
@@ -325,7 +333,7 @@ pub(crate) fn steady_state(
         // trickle of prompt tokens in every step. It matters for MoE layers, whose expert
         // reads grow with the tokens of a step and saturate (a chunk step reads every
         // expert, a decode step few), and for compute-bound chunk steps.
-        let per_step = others / dp * chunks / steps;
+        let per_step = (others / dp - r.unseen_chunks).max(0.0) * chunks / steps;
         let k = per_step.floor();
         let frac = per_step - k;
         let with_chunks = |n: f64| {

@@ -45,6 +45,14 @@ pub struct Calibration {
     /// The same for `backend: trtllm` (fitted on aiconfigurator's TensorRT-LLM database).
     #[serde(default = "default_moe_efficiency_trtllm")]
     pub moe_efficiency_trtllm: f64,
+    /// With `backend: trtllm`, how many of the other requests' prompt chunks (per
+    /// attention rank) a request's decode steps do not carry. TensorRT-LLM's in-flight
+    /// batcher enqueues new requests a few steps after a prefill finishes, so fewer mixed
+    /// steps fall in a request's decode than its batch has prompts; aiconfigurator counts
+    /// the batch less three of them in its TensorRT-LLM TPOT (`_tpot_mix_steps`,
+    /// `trtllm_backend.py`, 0.12.0), the model counts the batch less one less this.
+    #[serde(default = "default_unseen_chunks_trtllm")]
+    pub unseen_chunks_trtllm: f64,
     /// Fixed latency of one all-reduce between tensor-parallel ranks, µs.
     #[serde(default = "default_allreduce_latency_us")]
     pub allreduce_latency_us: f64,
@@ -99,6 +107,9 @@ fn default_moe_efficiency() -> f64 {
 fn default_moe_efficiency_trtllm() -> f64 {
     0.25
 }
+fn default_unseen_chunks_trtllm() -> f64 {
+    2.0
+}
 fn default_allreduce_latency_us() -> f64 {
     15.0
 }
@@ -138,6 +149,7 @@ impl Default for Calibration {
             prefill_efficiency: default_prefill_efficiency(),
             moe_efficiency: default_moe_efficiency(),
             moe_efficiency_trtllm: default_moe_efficiency_trtllm(),
+            unseen_chunks_trtllm: default_unseen_chunks_trtllm(),
             allreduce_latency_us: default_allreduce_latency_us(),
             layer_overhead_us: default_layer_overhead_us(),
             moe_layer_overhead_us: default_moe_layer_overhead_us(),
@@ -183,6 +195,7 @@ impl Calibration {
             ("allreduce_latency_us", self.allreduce_latency_us),
             ("layer_overhead_us", self.layer_overhead_us),
             ("moe_layer_overhead_us", self.moe_layer_overhead_us),
+            ("unseen_chunks_trtllm", self.unseen_chunks_trtllm),
             ("step_overhead_us", self.step_overhead_us),
             ("alltoall_latency_us", self.alltoall_latency_us),
             ("transfer_latency_us", self.transfer_latency_us),
