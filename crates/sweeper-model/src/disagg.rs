@@ -86,19 +86,20 @@ impl Pools<'_> {
     fn decode_step(&self, active: f64) -> f64 {
         let dp = self.decode.shape.attention_dp as f64;
         let per_rank = (active / dp).max(1.0 / dp);
-        step_seconds(
-            self.s,
-            self.r,
-            self.decode.shape,
-            StepLoad {
-                prefill_tokens: 0.0,
-                prefill_context: 0.0,
-                decode_tokens: per_rank,
-                decode_context: self.isl + self.osl / 2.0,
-                sampled_tokens: per_rank,
-                interleaved: true,
-            },
-        )
+        self.s.calibration.disagg_decode_slowdown
+            * step_seconds(
+                self.s,
+                self.r,
+                self.decode.shape,
+                StepLoad {
+                    prefill_tokens: 0.0,
+                    prefill_context: 0.0,
+                    decode_tokens: per_rank,
+                    decode_context: self.isl + self.osl / 2.0,
+                    sampled_tokens: per_rank,
+                    interleaved: true,
+                },
+            )
     }
 
     /// Prefill ranks of the pool (each holds its own prompts).

@@ -91,7 +91,11 @@
 //! aiconfigurator's decode pool does), but where the prefill pool does bound the rate,
 //! the clients it cannot serve wait before it (seconds of TTFT) and the decode batch holds
 //! what it delivers (a lower ITL, a higher tok/s/user than aiconfigurator's full batch,
-//! which no closed loop reaches at that rate: Little's law). Aggregated and disaggregated
+//! which no closed loop reaches at that rate: Little's law). A disaggregated decode
+//! worker steps `disagg_decode_slowdown` (1.14) times slower than an aggregated one at the
+//! same batch, fitted on the calibration split (aiconfigurator's own factor is 1.08, and
+//! its rate matching takes 0.92 of the decode pool's rate on top); without it the model's
+//! disaggregated tok/s/gpu was 1.15× aiconfigurator's at the median. Aggregated and disaggregated
 //! shapes of one model rank alike in both since the model counts, with `backend: trtllm`,
 //! two fewer of the other requests' prompt chunks in a request's decode steps
 //! (`unseen_chunks_trtllm`: aiconfigurator's TensorRT-LLM TPOT counts its batch less

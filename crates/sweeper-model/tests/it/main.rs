@@ -387,8 +387,9 @@ fn prompt_chunks_come_whole_between_decode_steps() {
 #[test]
 fn percentiles_show_the_prefill_queue_tail() {
     let m = model(&json!({"model": "qwen3-32b-fp8", "gpu": "h200"}));
+    // two decode workers, so that the prefill pool is the one near its capacity
     let p = json!({"deployment_mode": "disagg", "prefill_tp": 2, "prefill_replicas": 1,
-                   "decode_tp": 4, "decode_max_batch_size": 1024});
+                   "decode_tp": 4, "decode_replicas": 2, "decode_max_batch_size": 1024});
     let run = |clients: u64| report(m.evaluate(0, &request(&p, clients, 1024, 1024, 1000.0)));
     let (light, near) = (run(64), run(1000));
     assert_eq!(near, run(1000));
@@ -513,5 +514,35 @@ fn a_trtllm_request_decodes_between_fewer_prompt_chunks_than_a_vllm_one() {
     assert!(
         (trtllm / 34.24 - 1.0).abs() < 0.03,
         "TensorRT-LLM {trtllm} ms, aiconfigurator 34.24"
+    );
+}
+
+/// A disaggregated decode worker steps slower than an aggregated one at the same batch
+/// (`disagg_decode_slowdown`: it also takes in the KV caches the prefill pool sends and
+/// admits requests as they land). Calibration point: `qwen3-32b-fp8`, decode tp 4 on H200
+/// at batch 128, 1024/1024: aiconfigurator 10.58 ms a token (its decode latency × 1.08);
+/// 8.60 ms when the decode worker stepped as fast as an aggregated one.
+#[test]
+fn a_disaggregated_decode_worker_steps_slower_than_an_aggregated_one() {
+    let m = model(&json!({"model": "qwen3-32b-fp8", "gpu": "h200"}));
+    let p = json!({
+        "deployment_mode": "disagg", "backend": "trtllm",
+        "prefill_tp": 2, "prefill_replicas": 2, "prefill_max_batch_size": 1,
+        "decode_tp": 4, "decode_replicas": 1, "decode_max_batch_size": 128,
+    });
+    let itl = report(m.evaluate(0, &request(&p, 128, 1024, 1024, 1000.0)))["mean_itl_ms"];
+    assert!(
+        (itl / 10.58 - 1.0).abs() < 0.1,
+        "decode ITL {itl} ms, aiconfigurator 10.58"
+    );
+    let err = BuiltinEvaluator::from_config(&json!({
+        "model": "qwen3-32b-fp8", "gpu": "h200",
+        "calibration": {"disagg_decode_slowdown": 0.9},
+    }))
+    .expect_err("a decode worker faster than an aggregated one is refused");
+    assert!(
+        err.to_string()
+            .contains("calibration.disagg_decode_slowdown: must be a finite number >= 1"),
+        "{err}"
     );
 }
