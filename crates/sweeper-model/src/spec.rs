@@ -490,7 +490,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("evaluator.builtin.gpu"), "{e}");
-        assert!(e.contains("(known: b200, b300, gb200, h100, h200)"), "{e}");
+        assert!(
+            e.contains("(known: b200, b300, gb200, h100, h200, mi355x)"),
+            "{e}"
+        );
         let e = Settings::parse(&json!({"models": {"m": {"layers": 1, "color": 3}}}))
             .unwrap_err()
             .to_string();

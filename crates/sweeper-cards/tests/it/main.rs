@@ -30,19 +30,23 @@ fn every_preset_parses_and_checks() {
         "qwen3-235b-a22b-fp8",
         "deepseek-r1-fp8",
         "gpt-oss-120b",
+        "minimax-m2.5-fp8",
+        "minimax-m2.5-mxfp4",
+        "kimi-k2.5-nvfp4",
+        "kimi-k2.5-mxfp4",
     ] {
         models[name].check(name).unwrap();
         if models[name].moe.is_some() {
             assert!(models[name].source.is_some(), "{name}");
         }
     }
-    assert_eq!(models.len(), 10);
+    assert_eq!(models.len(), 14);
     let gpus = gpu_presets();
-    for name in ["h100", "h200", "b200", "gb200", "b300"] {
+    for name in ["h100", "h200", "b200", "gb200", "b300", "mi355x"] {
         gpus[name].check(name).unwrap();
         assert!(gpus[name].source.is_some(), "{name}");
     }
-    assert_eq!(gpus.len(), 5);
+    assert_eq!(gpus.len(), 6);
 }
 
 fn billions(x: f64) -> f64 {
@@ -71,6 +75,12 @@ fn moe_presets_match_their_published_sizes() {
         ("qwen3-235b-a22b-fp8", 235.0, 22.0),
         ("deepseek-r1-fp8", 671.0, 37.0),
         ("gpt-oss-120b", 117.0, 5.1),
+        // MiniMax-M2.5: 229 B, 10 B active (MTP modules aside); Kimi-K2.5's text model:
+        // 1.04 T, 32 B active
+        ("minimax-m2.5-fp8", 229.0, 10.0),
+        ("minimax-m2.5-mxfp4", 229.0, 10.0),
+        ("kimi-k2.5-nvfp4", 1040.0, 32.0),
+        ("kimi-k2.5-mxfp4", 1040.0, 32.0),
     ] {
         let m = &models[name];
         let t = billions(m.total_params());

@@ -304,7 +304,7 @@ fn one_pass_names_a_misspelt_target_a_misspelt_workload_key_and_an_unknown_gpu()
     let err = text(&out.stderr).replace(&cfg, "[CONFIG]");
     assert_eq!(
         err,
-        "sweeper: error: [CONFIG]: invalid config, 3 errors:\n  goal.target: unknown target \"paretto\"; did you mean `pareto`? expected one of throughput, throughput_per_gpu, throughput_per_user, e2e_latency, goodput, goodput_per_gpu, ttft, min_gpus, cost_per_mtok, pareto\n  workload.osll: unknown key `osll` (line 5, column 3); did you mean `osl`? expected `trace_path`, `replay_concurrency`, `isl`, `osl`, `num_request_ratio`, `request_rate`, `concurrency`, `kv_load_ratio`\n  evaluator.builtin.gpu: unknown gpu preset `h2000` (known: b200, b300, gb200, h100, h200)\n"
+        "sweeper: error: [CONFIG]: invalid config, 3 errors:\n  goal.target: unknown target \"paretto\"; did you mean `pareto`? expected one of throughput, throughput_per_gpu, throughput_per_user, e2e_latency, goodput, goodput_per_gpu, ttft, min_gpus, cost_per_mtok, pareto\n  workload.osll: unknown key `osll` (line 5, column 3); did you mean `osl`? expected `trace_path`, `replay_concurrency`, `isl`, `osl`, `num_request_ratio`, `request_rate`, `concurrency`, `kv_load_ratio`\n  evaluator.builtin.gpu: unknown gpu preset `h2000` (known: b200, b300, gb200, h100, h200, mi355x)\n"
     );
 }
 

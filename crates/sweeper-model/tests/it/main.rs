@@ -546,3 +546,31 @@ fn a_disaggregated_decode_worker_steps_slower_than_an_aggregated_one() {
         "{err}"
     );
 }
+
+/// The cards of the models the measured InferenceX runs serve: Kimi-K2.5 with NVFP4
+/// experts (about 0.6 TB of weights) does not fit on one B200 and serves on eight, and
+/// MiniMax-M2.5 with MXFP4 experts fits one MI355X (288 GB), as in those runs (tp 4–8 and
+/// tp 1). Both decode at a few tens of milliseconds a token with 8 clients.
+#[test]
+fn the_measured_runs_models_and_gpus_have_cards() {
+    let itl = |model_name: &str, gpu: &str, tp: u64| {
+        let m = model(&json!({"model": model_name, "gpu": gpu}));
+        let p = json!({"tp": tp, "moe_tp": tp, "moe_ep": 1, "max_batch_size": 8});
+        match m.evaluate(0, &request(&p, 8, 4096, 512, 10.0)) {
+            EvalOutcome::Report(r) => Ok(r["mean_itl_ms"]),
+            other => Err(format!("{other:?}")),
+        }
+    };
+    let one = itl("kimi-k2.5-nvfp4", "b200", 1);
+    assert!(
+        one.as_ref().is_err_and(|e| e.contains("do not fit")),
+        "{one:?}"
+    );
+    for (name, gpu, tp) in [
+        ("kimi-k2.5-nvfp4", "b200", 8),
+        ("minimax-m2.5-mxfp4", "mi355x", 1),
+    ] {
+        let ms = itl(name, gpu, tp).unwrap();
+        assert!((3.0..60.0).contains(&ms), "{name} on {tp} {gpu}: {ms} ms");
+    }
+}
