@@ -547,7 +547,7 @@ fn a_disaggregated_decode_worker_steps_slower_than_an_aggregated_one() {
     );
 }
 
-/// The cards of the models the measured InferenceX runs serve: Kimi-K2.5 with NVFP4
+/// The cards of the models the measured `InferenceX` runs serve: Kimi-K2.5 with NVFP4
 /// experts (about 0.6 TB of weights) does not fit on one B200 and serves on eight, and
 /// MiniMax-M2.5 with MXFP4 experts fits one MI355X (288 GB), as in those runs (tp 4–8 and
 /// tp 1). Both decode at a few tens of milliseconds a token with 8 clients.
