@@ -1,7 +1,7 @@
 """sweeper: score configuration sweeps against an optimization goal, find Pareto fronts,
 and run a sampler-driven sweep, from Python.
 
-The functions are the Rust crates of sweeper (https://example.invalid/sweeper) behind a
+The functions are the Rust crates of sweeper (the ``crates/`` of its repository) behind a
 thin binding; their rules are the project's SPEC, the same as the ``sweeper`` command
 line's.
 
