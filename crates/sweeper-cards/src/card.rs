@@ -1,4 +1,5 @@
-//! The card structs: [`ModelSpec`] (with its optional [`MoeSpec`] and [`MlaSpec`]),
+//! The card structs: [`ModelSpec`] (with its optional [`MoeSpec`], [`MlaSpec`] and
+//! [`SlidingWindowSpec`]),
 //! [`GpuSpec`] and the weight format [`Dtype`], with their sanity checks.
 
 use crate::CardError;
@@ -75,6 +76,21 @@ pub struct MlaSpec {
     pub q_lora_rank: u64,
 }
 
+/// Sliding-window attention in some layers (gpt-oss alternates them with full-attention
+/// layers): a token of such a layer attends to at most the `window` latest tokens, so the
+/// layer keeps at most `window` tokens of a sequence in its KV cache. Which layers they are
+/// does not change the model's arithmetic; their count does.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SlidingWindowSpec {
+    /// Tokens a sliding-window layer attends to (`sliding_window`).
+    pub window: u64,
+    /// Layers with sliding-window attention (the `sliding_attention` entries of
+    /// `layer_types`); the others attend to the whole context.
+    pub layers: u64,
+}
+
 /// A decoder-only transformer: dense (grouped-query attention, gated MLP), optionally with
 /// mixture-of-experts layers ([`MoeSpec`]) and multi-head latent attention ([`MlaSpec`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -117,6 +133,10 @@ pub struct ModelSpec {
     /// Multi-head latent attention; absent for grouped-query attention.
     #[serde(default)]
     pub mla: Option<MlaSpec>,
+    /// Sliding-window attention in some layers; absent when every layer attends to the
+    /// whole context.
+    #[serde(default)]
+    pub sliding_window: Option<SlidingWindowSpec>,
     /// Where the numbers come from (a published config file and its version).
     #[serde(default)]
     pub source: Option<String>,
@@ -267,6 +287,32 @@ impl ModelSpec {
         self.layers as f64 * self.kv_values_per_token_layer() * self.kv_dtype().bytes()
     }
 
+    /// Layers with sliding-window attention (0 without a window).
+    pub fn sliding_layer_count(&self) -> u64 {
+        self.sliding_window
+            .as_ref()
+            .map_or(0, |w| w.layers.min(self.layers))
+    }
+
+    /// Token-layers a sequence of `context` tokens keeps in the KV cache and a new token
+    /// of it attends to: every token in a full-attention layer, at most the window in a
+    /// sliding-window layer (`layers × context` without a window).
+    pub fn kv_layer_tokens(&self, context: f64) -> f64 {
+        let sliding = self.sliding_layer_count();
+        let full = (self.layers - sliding) as f64 * context;
+        match &self.sliding_window {
+            Some(w) => full + sliding as f64 * context.min(w.window as f64),
+            None => full,
+        }
+    }
+
+    /// KV-cache bytes a sequence of `context` tokens occupies across all ranks of one
+    /// tensor-parallel group: [`ModelSpec::kv_bytes_per_token`] × `context` without a
+    /// sliding window; with one, its layers keep at most the window.
+    pub fn kv_bytes_per_sequence(&self, context: f64) -> f64 {
+        self.kv_layer_tokens(context) * self.kv_values_per_token_layer() * self.kv_dtype().bytes()
+    }
+
     /// Checks that every size is positive and the heads group evenly; `path` is the key path
     /// the error names (e.g. `models.my-model`).
     pub fn check(&self, path: &str) -> Result<(), CardError> {
@@ -341,6 +387,23 @@ impl ModelSpec {
                 format!("{path}.mla.kv_lora_rank"),
                 "must be an integer > 0",
             ));
+        }
+        if let Some(w) = &self.sliding_window {
+            if w.window == 0 {
+                return Err(CardError::invalid(
+                    format!("{path}.sliding_window.window"),
+                    "must be an integer > 0 (the tokens a sliding-window layer attends to)",
+                ));
+            }
+            if w.layers == 0 || w.layers > self.layers {
+                return Err(CardError::invalid(
+                    format!("{path}.sliding_window.layers"),
+                    format!(
+                        "must be an integer from 1 to the card's {} layers (the layers with sliding-window attention), got {}; drop the `sliding_window` block when every layer attends to the whole context",
+                        self.layers, w.layers
+                    ),
+                ));
+            }
         }
         Ok(())
     }

@@ -11,8 +11,10 @@
 //!   experts, active experts, expert intermediate size, shared experts, leading dense
 //!   layers), with grouped-query or multi-head latent attention ([`MlaSpec`]: `DeepSeek`'s KV
 //!   cache per token and layer is the latent, `kv_lora_rank + rope_dim` values, not heads ×
-//!   `head_dim`), weights in [`Dtype`] `fp8`, `bf16`, `fp4` (NVFP4) or `mxfp4`, and the FP8
-//!   block size that an expert tensor-parallel split must keep whole.
+//!   `head_dim`), optionally with sliding-window attention in some layers
+//!   ([`SlidingWindowSpec`]: gpt-oss keeps 128 tokens in every other layer), weights in
+//!   [`Dtype`] `fp8`, `bf16`, `fp4` (NVFP4) or `mxfp4`, and the FP8 block size that an
+//!   expert tensor-parallel split must keep whole.
 //! - [`GpuSpec`]: HBM, bandwidth, dense tensor throughput per format (FP4 only where the GPU
 //!   runs it natively), `NVLink` bandwidth, GPUs per node and per `NVLink` domain.
 //! - [`model_presets`] and [`gpu_presets`]: the compiled-in presets (`data/*.json`).
@@ -21,7 +23,10 @@
 //!   experts stored and split by `moe_tp × moe_ep`), activations, runtime and communicator
 //!   reserves, the engine's memory fraction, and the KV tokens left per rank and per worker
 //!   (each attention-DP rank holds its own KV). A shape is feasible for a context length when
-//!   one rank holds one sequence of it ([`MemoryPlan::holds`]).
+//!   one rank holds one sequence of it ([`MemoryPlan::holds`]). With sliding-window layers
+//!   the tokens a rank holds depend on the sequences' length ([`MemoryPlan::tokens_at`]),
+//!   as the engine keeps them ([`WindowCache`]: the window per request for vLLM and
+//!   TensorRT-LLM, a pool sized at startup for `SGLang`).
 //! - [`ModelSpec::check_shape`]: the splits a model allows (heads by `tp`, the width rule
 //!   `tp × attention_dp = moe_tp × moe_ep`, experts by `moe_ep`, whole FP8 blocks per
 //!   expert-TP rank).
@@ -55,10 +60,10 @@
 mod card;
 mod memory;
 
-pub use card::{Dtype, GpuSpec, MlaSpec, ModelSpec, MoeSpec};
+pub use card::{Dtype, GpuSpec, MlaSpec, ModelSpec, MoeSpec, SlidingWindowSpec};
 pub use memory::{
-    COMM_RESERVE_BYTES, FractionOf, MemoryPlan, MemorySettings, RUNTIME_RESERVE_BYTES, Shape,
-    Strategy,
+    COMM_RESERVE_BYTES, FractionOf, MemoryPlan, MemorySettings, RUNTIME_RESERVE_BYTES,
+    SGLANG_SWA_FULL_TOKENS_RATIO, Shape, Strategy, WindowCache,
 };
 
 use std::collections::BTreeMap;

@@ -84,6 +84,28 @@ pub enum FractionOf {
     Free,
 }
 
+/// How the engine keeps the KV cache of sliding-window layers (see
+/// [`crate::SlidingWindowSpec`]); nothing changes for a model without them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum WindowCache {
+    /// A sequence keeps at most the window in each sliding-window layer, so it takes
+    /// `(full layers × context + sliding layers × min(context, window))` token-layers.
+    /// vLLM's hybrid KV cache manager reserves slots for the latest window only in those
+    /// layers (`docs/design/hybrid_kv_cache_manager.md`); TensorRT-LLM keeps one pool per
+    /// window size, split at startup in proportion to window × layers (its
+    /// `BlockManager::calculateWindowSizeToShare`, the full layers' window being the
+    /// longest sequence), which is this when requests are about that long.
+    PerRequest,
+    /// The sliding-window layers have their own pool, holding `ratio ×` the tokens of the
+    /// full-attention layers' pool, split once at startup whatever the requests' length:
+    /// `SGLang`'s `--swa-full-tokens-ratio` (0.8 by default, `server_args.py`).
+    TokenRatio(f64),
+}
+
+/// `SGLang`'s default `--swa-full-tokens-ratio`.
+pub const SGLANG_SWA_FULL_TOKENS_RATIO: f64 = 0.8;
+
 /// The engine settings the memory accounting needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
@@ -98,6 +120,8 @@ pub struct MemorySettings {
     pub runtime_reserve_bytes: f64,
     /// Bytes a rank of a multi-GPU worker adds for the NCCL communicators.
     pub comm_reserve_bytes: f64,
+    /// How sliding-window layers keep their KV cache.
+    pub window_cache: WindowCache,
 }
 
 /// aiconfigurator 0.12.0, `systems/*.yaml` `misc.other_mem`: 3.5 GiB per GPU "for safer
@@ -115,7 +139,22 @@ impl MemorySettings {
             max_num_tokens: 8192,
             runtime_reserve_bytes: RUNTIME_RESERVE_BYTES,
             comm_reserve_bytes: COMM_RESERVE_BYTES,
+            window_cache: WindowCache::PerRequest,
         }
+    }
+
+    /// `SGLang`'s defaults: vLLM's, with the sliding-window layers' pool sized at
+    /// [`SGLANG_SWA_FULL_TOKENS_RATIO`] of the full-attention pool's tokens.
+    pub fn sglang() -> MemorySettings {
+        MemorySettings::vllm()
+            .with_window_cache(WindowCache::TokenRatio(SGLANG_SWA_FULL_TOKENS_RATIO))
+    }
+
+    /// The same with another way of keeping sliding-window layers' KV cache.
+    #[must_use]
+    pub fn with_window_cache(mut self, window_cache: WindowCache) -> MemorySettings {
+        self.window_cache = window_cache;
+        self
     }
 
     /// The same with another fraction and way of applying it (TensorRT-LLM: `Free`).
@@ -165,10 +204,18 @@ pub struct MemoryPlan {
     pub reserve_bytes: f64,
     /// KV-cache bytes left on one rank (0 when nothing is left).
     pub kv_budget_bytes: f64,
-    /// KV-cache bytes one token takes on one rank.
+    /// KV-cache bytes one token takes on one rank in every layer.
     pub kv_bytes_per_token: f64,
-    /// Tokens one rank's KV cache holds: one attention-DP rank's capacity (the ranks of its
-    /// tensor-parallel group hold the same tokens).
+    /// The part of `kv_bytes_per_token` in sliding-window layers (0 without them).
+    pub kv_window_bytes_per_token: f64,
+    /// Tokens a sliding-window layer keeps of a sequence (`None` without them).
+    pub kv_window: Option<u64>,
+    /// How the engine keeps the sliding-window layers' KV cache.
+    pub window_cache: WindowCache,
+    /// Tokens one rank's KV cache holds when every layer keeps every token: one
+    /// attention-DP rank's capacity (the ranks of its tensor-parallel group hold the same
+    /// tokens). With sliding-window layers the capacity depends on the sequences' length:
+    /// [`MemoryPlan::tokens_at`].
     pub kv_tokens_per_rank: u64,
     /// Tokens the worker holds: `kv_tokens_per_rank × attention_dp` (each attention-DP rank
     /// holds its own requests).
@@ -176,9 +223,60 @@ pub struct MemoryPlan {
 }
 
 impl MemoryPlan {
+    /// KV-cache bytes one sequence of `context` tokens takes on one rank, each
+    /// sliding-window layer keeping at most its window ([`WindowCache::PerRequest`]).
+    pub fn sequence_bytes(&self, context: u64) -> f64 {
+        let c = context as f64;
+        match self.kv_window {
+            None => c * self.kv_bytes_per_token,
+            Some(w) => {
+                (self.kv_bytes_per_token - self.kv_window_bytes_per_token) * c
+                    + self.kv_window_bytes_per_token * c.min(w as f64)
+            }
+        }
+    }
+
+    /// Tokens one rank's KV cache holds in sequences of `context` tokens each (what a
+    /// request of that length counts against; SPEC 5's capacity divides it by the tokens
+    /// of one request). Without sliding-window layers, `kv_tokens_per_rank` whatever the
+    /// length; with them, a sequence longer than the window takes fewer bytes a token, so
+    /// more tokens fit ([`WindowCache::PerRequest`]), or the two pools split at startup
+    /// bound it ([`WindowCache::TokenRatio`]: the full-attention pool's tokens, or the
+    /// sliding-window pool's when the sequences are shorter than `window / ratio`).
+    pub fn tokens_at(&self, context: u64) -> u64 {
+        let Some(window) = self.kv_window else {
+            return self.kv_tokens_per_rank;
+        };
+        let c = context.max(1) as f64;
+        let window_bytes = self.kv_window_bytes_per_token;
+        let full_bytes = self.kv_bytes_per_token - window_bytes;
+        let tokens = match self.window_cache {
+            WindowCache::PerRequest => {
+                if context <= window {
+                    return self.kv_tokens_per_rank;
+                }
+                self.kv_budget_bytes * c / self.sequence_bytes(context)
+            }
+            WindowCache::TokenRatio(ratio) => {
+                let per_full_token = full_bytes + ratio * window_bytes;
+                if !(ratio > 0.0 && per_full_token > 0.0) {
+                    return 0;
+                }
+                let full_pool = self.kv_budget_bytes / per_full_token;
+                // a sequence of `c` tokens keeps min(c, window) in the other pool
+                full_pool.min(ratio * full_pool * c / c.min(window as f64))
+            }
+        };
+        if tokens.is_finite() && tokens > 0.0 {
+            tokens.floor() as u64
+        } else {
+            0
+        }
+    }
+
     /// Whether one sequence of `context_length` tokens fits one attention rank's KV cache.
     pub fn holds(&self, context_length: u64) -> bool {
-        self.kv_tokens_per_rank >= context_length
+        self.tokens_at(context_length) >= context_length
     }
 }
 
@@ -320,6 +418,7 @@ impl ModelSpec {
         }
         .max(0.0);
         let per_token = self.kv_bytes_per_token_per_rank(shape);
+        let window_per_token = per_token * self.sliding_layer_count() as f64 / self.layers as f64;
         let tokens = if per_token > 0.0 {
             (budget / per_token).floor() as u64
         } else {
@@ -332,6 +431,9 @@ impl ModelSpec {
             reserve_bytes: reserve,
             kv_budget_bytes: budget,
             kv_bytes_per_token: per_token,
+            kv_window_bytes_per_token: window_per_token,
+            kv_window: self.sliding_window.as_ref().map(|w| w.window),
+            window_cache: settings.window_cache,
             kv_tokens_per_rank: tokens,
             kv_tokens_per_worker: tokens * shape.attention_dp,
         }

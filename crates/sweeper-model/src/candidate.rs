@@ -164,7 +164,11 @@ pub(crate) fn memory(s: &Settings, backend: Backend, shape: Shape) -> MemoryPlan
         Backend::Vllm | Backend::Sglang => FractionOf::Total,
         Backend::Trtllm => FractionOf::Free,
     };
-    let settings = MemorySettings::vllm()
+    let defaults = match backend {
+        Backend::Vllm | Backend::Trtllm => MemorySettings::vllm(),
+        Backend::Sglang => MemorySettings::sglang(),
+    };
+    let settings = defaults
         .with_fraction(s.memory_fraction, of)
         .with_max_num_tokens(s.max_num_tokens);
     s.model.memory_plan(&s.gpu, shape, &settings)

@@ -110,7 +110,7 @@ impl Pools<'_> {
     /// Seconds to move one request's KV cache from a prefill to a decode worker.
     fn transfer(&self) -> f64 {
         let m = &self.s.model;
-        let bytes = self.isl * m.kv_bytes_per_token();
+        let bytes = m.kv_bytes_per_sequence(self.isl);
         let (p, d) = (self.prefill.shape, self.decode.shape);
         let link = self.r.link_for(self.s, p.gpus() + d.gpus());
         // the tp ranks of the smaller side move their slices in parallel

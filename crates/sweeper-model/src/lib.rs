@@ -51,7 +51,12 @@
 //!   activations of one step of `max_num_tokens`, a runtime and communicator reserve, and
 //!   the memory fraction (of all HBM for vLLM and `SGLang`, the default; of what is left
 //!   for `backend: trtllm`); the rest is KV cache. `llama3-70b-fp8` on one 80 GB H100
-//!   leaves 0 tokens: infeasible.
+//!   leaves 0 tokens: infeasible. A card's sliding-window layers keep at most their window
+//!   of each request (vLLM's hybrid KV cache manager, TensorRT-LLM's per-window pools;
+//!   `SGLang` sizes their pool at 0.8 of the full-attention pool's tokens), so
+//!   `kv_capacity_tokens` counts tokens of requests of the workload's length (`isl +
+//!   osl/2`): a gpt-oss rank holds about twice the 8k/1k requests it would if every layer
+//!   kept every token, and a disaggregated request moves that much less KV.
 //! - **Disaggregated**: a request queues for a prefill rank (Kingman's G/G/1 wait at the
 //!   pool's utilisation, with the variability of the request lengths: a closed loop's
 //!   clients send their next prompt a decode time after the last, so prompts arrive about
@@ -421,10 +426,11 @@ impl BuiltinEvaluator {
             Deployment::Agg(role) => ("aggregated", role),
             Deployment::Disagg { prefill, decode } => {
                 let plan = self.fits(backend, prefill, "prefill")?;
-                if plan.kv_tokens_per_rank < work.isl {
+                if !plan.holds(work.isl) {
                     return Err(EvalOutcome::Infeasible(format!(
                         "infeasible: each prefill rank holds {} KV tokens, fewer than the {} tokens of one prompt; give the prefill workers more GPUs or use a larger GPU",
-                        plan.kv_tokens_per_rank, work.isl
+                        plan.tokens_at(work.isl),
+                        work.isl
                     )));
                 }
                 ("decode", decode)
@@ -432,7 +438,8 @@ impl BuiltinEvaluator {
         };
         let plan = self.fits(backend, kv_role, role_name)?;
         let role = KvRole {
-            kv_tokens_per_rank: plan.kv_tokens_per_rank,
+            // in requests of this length (sliding-window layers keep at most their window)
+            kv_tokens_per_rank: plan.tokens_at(per_request),
             block_size: s.block_size,
             attention_dp: kv_role.shape.attention_dp,
             replicas: kv_role.replicas,

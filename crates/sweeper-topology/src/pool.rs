@@ -11,7 +11,8 @@ pub struct Worker {
     pub shape: Shape,
     /// Workers of this shape.
     pub replicas: u64,
-    /// KV tokens one attention rank holds (the memory plan of the cards).
+    /// KV tokens one attention rank holds in sequences of the context length (the memory
+    /// plan of the cards).
     pub kv_tokens_per_rank: u64,
 }
 
@@ -162,10 +163,11 @@ pub fn block_size(backend: Backend) -> u64 {
 
 /// How each engine applies its memory fraction (vLLM `gpu_memory_utilization` and `SGLang`
 /// `mem_fraction_static` of the total, TensorRT-LLM `free_gpu_memory_fraction` of what is
-/// left; 0.9 each).
+/// left; 0.9 each), and how `SGLang` sizes the pool of sliding-window layers.
 pub fn memory_settings(backend: Backend) -> MemorySettings {
     match backend {
-        Backend::Vllm | Backend::Sglang => MemorySettings::vllm(),
+        Backend::Vllm => MemorySettings::vllm(),
+        Backend::Sglang => MemorySettings::sglang(),
         Backend::Trtllm => MemorySettings::vllm().with_fraction(0.9, FractionOf::Free),
     }
 }
@@ -253,12 +255,13 @@ pub(crate) fn check_worker(
                 shape.gpus(),
                 shape.strategy().as_str(),
                 plan.weight_bytes / 1e9,
-                plan.kv_tokens_per_rank
+                plan.tokens_at(context_length)
             ),
             true,
         ));
     }
-    Ok(plan.kv_tokens_per_rank)
+    // in sequences of the context length (sliding-window layers keep at most their window)
+    Ok(plan.tokens_at(context_length))
 }
 
 /// Everything the enumeration needs.

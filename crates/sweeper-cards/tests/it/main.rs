@@ -1,10 +1,10 @@
 //! Integration tests of `sweeper-cards`: the presets against their published sizes, the
 //! shape rules, and the memory accounting against hand-computed figures.
 
-use serde_json::json;
+use serde_json::{Value, json};
 use sweeper_cards::{
-    CardError, Dtype, FractionOf, MemorySettings, Shape, Strategy, gpu_presets, model_presets,
-    parse_gpu, parse_model,
+    CardError, Dtype, FractionOf, MemorySettings, SGLANG_SWA_FULL_TOKENS_RATIO, Shape, Strategy,
+    WindowCache, gpu_presets, model_presets, parse_gpu, parse_model,
 };
 
 fn shape(tp: u64, attention_dp: u64, moe_tp: u64, moe_ep: u64) -> Shape {
@@ -303,4 +303,119 @@ fn card_errors_name_the_path_and_the_fix() {
     .unwrap_err()
     .to_string();
     assert_eq!(e, "gpus.g.hbm_gb: must be a finite number > 0");
+}
+
+/// `tiny()` with one of its two layers attending to a window of 100 tokens.
+fn tiny_windowed() -> sweeper_cards::ModelSpec {
+    parse_model(
+        &json!({"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "head_dim": 16,
+                "intermediate": 128, "vocab": 1000, "dtype": "bf16",
+                "sliding_window": {"window": 100, "layers": 1}}),
+        "models.tiny",
+    )
+    .unwrap()
+}
+
+#[test]
+fn gpt_oss_alternates_full_and_sliding_window_layers() {
+    let models = model_presets();
+    let g = &models["gpt-oss-120b"];
+    let w = g
+        .sliding_window
+        .as_ref()
+        .expect("gpt-oss has sliding-window layers");
+    assert_eq!((w.window, w.layers), (128, 18));
+    assert_eq!(g.sliding_layer_count(), 18);
+    // 18 layers × 8192 + 18 layers × 128 token-layers, 2 × 8 × 64 BF16 values each
+    assert_eq!(g.kv_layer_tokens(8192.0), 18.0 * 8192.0 + 18.0 * 128.0);
+    assert_eq!(g.kv_layer_tokens(100.0), 36.0 * 100.0);
+    assert_eq!(
+        g.kv_bytes_per_sequence(8192.0),
+        (18.0 * 8192.0 + 18.0 * 128.0) * 2048.0
+    );
+    // every other card attends to the whole context in every layer
+    for (name, m) in &models {
+        if name != "gpt-oss-120b" {
+            assert!(m.sliding_window.is_none(), "{name}");
+            assert_eq!(
+                m.kv_bytes_per_sequence(1000.0),
+                1000.0 * m.kv_bytes_per_token()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_sliding_window_memory_plan_by_hand() {
+    let gpu = parse_gpu(
+        &json!({"hbm_gb": 0.001, "hbm_tb_s": 1, "fp8_tflops": 1, "bf16_tflops": 1, "nvlink_gb_s": 1}),
+        "gpus.tiny",
+    )
+    .unwrap();
+    let settings = MemorySettings::vllm()
+        .with_fraction(0.5, FractionOf::Total)
+        .with_max_num_tokens(10)
+        .with_reserves(1000.0, 500.0);
+    let model = tiny_windowed();
+    let plan = model.memory_plan(&gpu, Shape::dense(2), &settings);
+    // the same budget as `memory_plan_by_hand`: 289,092 bytes, 128 a token in both layers
+    assert_eq!(plan.kv_budget_bytes, 289_092.0);
+    assert_eq!(plan.kv_bytes_per_token, 128.0);
+    assert_eq!(plan.kv_window_bytes_per_token, 64.0);
+    assert_eq!(plan.kv_window, Some(100));
+    assert_eq!(plan.kv_tokens_per_rank, 2258);
+    // sequences within the window keep every token in both layers
+    assert_eq!(plan.tokens_at(100), 2258);
+    // a 1000-token sequence takes 64 × 1000 + 64 × 100 bytes: 289092 × 1000 / 70400
+    assert_eq!(plan.sequence_bytes(1000), 70_400.0);
+    assert_eq!(plan.tokens_at(1000), 4106);
+    // one sequence fits while 64 c + 6400 <= 289092
+    assert!(plan.holds(4417));
+    assert!(!plan.holds(4418));
+    // without the window the same card holds 2258 tokens whatever the length
+    let plain = tiny().memory_plan(&gpu, Shape::dense(2), &settings);
+    assert_eq!(plain.kv_window, None);
+    assert_eq!(plain.tokens_at(1000), 2258);
+    assert_eq!(plain.tokens_at(1), 2258);
+    assert!(plain.holds(2258) && !plain.holds(2259));
+    // SGLang: the window pool holds 0.8 × the full pool's tokens, fixed at startup:
+    // 289092 / (64 + 0.8 × 64) = 2509.5 full-pool tokens; a 50-token sequence keeps all
+    // of its tokens in the window pool, which bounds it at 0.8 × 2509.5
+    let sglang = model.memory_plan(
+        &gpu,
+        Shape::dense(2),
+        &settings.with_window_cache(WindowCache::TokenRatio(SGLANG_SWA_FULL_TOKENS_RATIO)),
+    );
+    assert_eq!(sglang.tokens_at(1000), 2509);
+    assert_eq!(sglang.tokens_at(50), 2007);
+}
+
+#[test]
+fn sliding_window_errors_name_the_field_and_the_fix() {
+    let card = |window: Value| {
+        parse_model(
+            &json!({"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "head_dim": 16,
+                    "intermediate": 128, "vocab": 1000, "dtype": "bf16",
+                    "sliding_window": window}),
+            "models.m",
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    };
+    let e = card(json!({"window": 0, "layers": 1})).unwrap_err();
+    assert_eq!(
+        e,
+        "models.m.sliding_window.window: must be an integer > 0 (the tokens a sliding-window layer attends to)"
+    );
+    let e = card(json!({"window": 128, "layers": 3})).unwrap_err();
+    assert!(e.starts_with("models.m.sliding_window.layers: "), "{e}");
+    assert!(e.contains("from 1 to the card's 2 layers"), "{e}");
+    assert!(e.contains("got 3"), "{e}");
+    let e = card(json!({"window": 128, "layers": 0})).unwrap_err();
+    assert!(e.contains("drop the `sliding_window` block"), "{e}");
+    let e = card(json!({"window": 128})).unwrap_err();
+    assert!(e.contains("missing field `layers`"), "{e}");
+    let e = card(json!({"window": 128, "layers": 1, "every": 2})).unwrap_err();
+    assert!(e.contains("unknown field `every`"), "{e}");
+    assert_eq!(card(json!({"window": 128, "layers": 2})), Ok(()));
 }

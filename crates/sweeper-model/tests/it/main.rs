@@ -574,3 +574,128 @@ fn the_measured_runs_models_and_gpus_have_cards() {
         assert!((3.0..60.0).contains(&ms), "{name} on {tp} {gpu}: {ms} ms");
     }
 }
+
+/// gpt-oss-120b's card without its sliding-window layers (every layer attends to the whole
+/// context), as a `models` entry named `gpt-oss-full`.
+fn gpt_oss_without_window(gpu: &str) -> BuiltinEvaluator {
+    let mut card = serde_json::to_value(gpt_oss_card()).expect("a card");
+    card.as_object_mut()
+        .expect("an object")
+        .remove("sliding_window");
+    model(&json!({"model": "gpt-oss-full", "gpu": gpu, "models": {"gpt-oss-full": card}}))
+}
+
+/// The preset card of gpt-oss-120b as JSON (from the compiled-in data of `sweeper-cards`).
+fn gpt_oss_card() -> Value {
+    let text = include_str!("../../../sweeper-cards/data/models.json");
+    let cards: Value = serde_json::from_str(text).expect("the model presets");
+    cards["gpt-oss-120b"].clone()
+}
+
+/// vLLM's hybrid KV cache manager keeps only the window of a sliding-window layer, so a
+/// gpt-oss request of 8192 + 512 tokens takes (18 × 8704 + 18 × 128) token-layers, not
+/// 36 × 8704: about 1.97× the requests fit; requests within the window take what they did.
+#[test]
+fn sliding_window_layers_keep_only_their_window_of_kv() {
+    let p = json!({"tp": 1, "backend": "vllm"});
+    let with = model(&json!({"model": "gpt-oss-120b", "gpu": "h200"}));
+    let without = gpt_oss_without_window("h200");
+    let run = |m: &BuiltinEvaluator, isl: u64, osl: u64| {
+        report(m.evaluate(0, &request(&p, 4, isl, osl, 10.0)))
+    };
+    let (long_with, long_without) = (run(&with, 8192, 1024), run(&without, 8192, 1024));
+    let tokens = long_with["kv_capacity_tokens"] / long_without["kv_capacity_tokens"];
+    let want = (36.0 * 8704.0) / (18.0 * 8704.0 + 18.0 * 128.0);
+    assert!(
+        (tokens / want - 1.0).abs() < 0.01,
+        "capacity ×{tokens:.3}, want ×{want:.3}"
+    );
+    let requests = long_with["kv_capacity_requests"] / long_without["kv_capacity_requests"];
+    assert!(
+        (requests / want - 1.0).abs() < 0.02,
+        "requests ×{requests:.3}"
+    );
+    // a request within the window keeps every token in every layer either way
+    let (short_with, short_without) = (run(&with, 100, 20), run(&without, 100, 20));
+    assert_eq!(
+        short_with["kv_capacity_tokens"],
+        short_without["kv_capacity_tokens"]
+    );
+}
+
+/// A request whose KV cache fills one H100 when every layer keeps it fits when half the
+/// layers keep 128 tokens: the feasibility check follows the window.
+#[test]
+fn a_long_gpt_oss_request_fits_one_h100_only_with_its_window() {
+    let p = json!({"tp": 1, "backend": "vllm"});
+    let with = model(&json!({"model": "gpt-oss-120b", "gpu": "h100"}));
+    let without = gpt_oss_without_window("h100");
+    // 51,000 tokens a request: about 34,000 fit without the window, 67,000 with it
+    let (isl, osl) = (50_000, 2_000);
+    match without.evaluate(0, &request(&p, 1, isl, osl, 10.0)) {
+        EvalOutcome::Infeasible(why) => {
+            assert!(why.contains("fewer than the 51000 tokens"), "{why}");
+        }
+        other => panic!("expected infeasible without the window, got {other:?}"),
+    }
+    let r = report(with.evaluate(0, &request(&p, 1, isl, osl, 10.0)));
+    assert!(r["kv_capacity_requests"] >= 1.0, "{r:?}");
+}
+
+/// A card without a sliding window holds the same tokens whatever the requests' length:
+/// the memory plan of the cards, per rank, rounded down to blocks of 32.
+#[test]
+fn a_card_without_a_window_keeps_its_kv_capacity() {
+    let m = model(&json!({"model": "qwen3-32b-fp8", "gpu": "h200"}));
+    let p = json!({"tp": 2});
+    let cap =
+        |isl: u64| report(m.evaluate(0, &request(&p, 4, isl, 512, 10.0)))["kv_capacity_tokens"];
+    let plan = sweeper_cards::model_presets()["qwen3-32b-fp8"].memory_plan(
+        &sweeper_cards::gpu_presets()["h200"],
+        sweeper_cards::Shape::dense(2),
+        &sweeper_cards::MemorySettings::vllm(),
+    );
+    let want = (plan.kv_tokens_per_rank / 32 * 32) as f64;
+    assert_eq!(cap(100), want);
+    assert_eq!(cap(8192), want);
+}
+
+/// SGLang splits the sliding-window pool from the full-attention pool at startup (0.8 of
+/// its tokens), so a long gpt-oss request gains less from the window than under vLLM.
+#[test]
+fn sglang_sizes_the_window_pool_by_its_token_ratio() {
+    let with = model(&json!({"model": "gpt-oss-120b", "gpu": "h200"}));
+    let without = gpt_oss_without_window("h200");
+    let cap = |m: &BuiltinEvaluator, backend: &str| {
+        let p = json!({"tp": 1, "backend": backend});
+        report(m.evaluate(0, &request(&p, 4, 8192, 1024, 10.0)))["kv_capacity_tokens"]
+    };
+    let full = cap(&without, "sglang");
+    let sglang = cap(&with, "sglang") / full;
+    // full-attention pool: budget / (18 + 0.8 × 18) token-layers a token, against 36
+    assert!(
+        (sglang / (36.0 / 32.4) - 1.0).abs() < 0.01,
+        "sglang ×{sglang:.3}"
+    );
+    assert!(cap(&with, "vllm") > 1.5 * cap(&with, "sglang"));
+}
+
+/// A disaggregated gpt-oss request moves the KV cache its layers keep: half the layers
+/// keep 128 tokens, so an 8192-token prompt crosses the network in about half the time.
+#[test]
+fn a_kv_transfer_moves_only_the_window_of_sliding_layers() {
+    let gpus = json!({"b": {"hbm_gb": 180, "hbm_tb_s": 8.0, "fp8_tflops": 4500,
+        "bf16_tflops": 2250, "fp4_tflops": 9000, "nvlink_gb_s": 1800, "gpus_per_node": 1}});
+    let with = model(&json!({"model": "gpt-oss-120b", "gpu": "b", "gpus": gpus}));
+    let mut card = gpt_oss_card();
+    card.as_object_mut()
+        .expect("an object")
+        .remove("sliding_window");
+    let without =
+        model(&json!({"model": "full", "gpu": "b", "gpus": gpus, "models": {"full": card}}));
+    let p = json!({"deployment_mode": "disagg", "prefill_tp": 1, "decode_tp": 1});
+    let ttft = |m: &BuiltinEvaluator| report(m.evaluate(0, &request(&p, 1, 8192, 64, 1000.0)))["mean_ttft_ms"];
+    // 8192 tokens × 72 KiB (every layer) over a 50 GB/s NIC: 12 ms; with the window 6 ms
+    let saved = ttft(&without) - ttft(&with);
+    assert!((4.0..=8.0).contains(&saved), "saved {saved} ms");
+}

@@ -389,3 +389,34 @@ proptest! {
         }
     }
 }
+
+/// gpt-oss keeps 128 tokens in half its layers: a worker's KV tokens are counted in
+/// sequences of the context length (4000 + 1000), about twice what the rank would hold if
+/// every layer kept every token; `SGLang`'s window pool, sized at 0.8 of the full pool's
+/// tokens, leaves it about 1.1 times.
+#[test]
+fn a_sliding_window_worker_counts_the_tokens_its_layers_keep() {
+    let p = pool(&config(
+        1,
+        "",
+        "model: gpt-oss-120b, gpu: h200, deployment_mode: [agg], backend: [vllm, sglang]",
+    ))
+    .unwrap();
+    let model = &sweeper_cards::model_presets()["gpt-oss-120b"];
+    let h200 = &sweeper_cards::gpu_presets()["h200"];
+    for d in p.deployments() {
+        let w = d.decode_worker();
+        let plan = model.memory_plan(h200, w.shape, &sweeper_topology::memory_settings(d.backend));
+        let gain = w.kv_tokens_per_rank as f64 / plan.kv_tokens_per_rank as f64;
+        let want = match d.backend {
+            Backend::Vllm => 36.0 * 5000.0 / (18.0 * 5000.0 + 18.0 * 128.0),
+            _ => 36.0 / (18.0 + 0.8 * 18.0),
+        };
+        assert!(
+            (gain / want - 1.0).abs() < 0.001,
+            "{:?}: ×{gain}",
+            d.backend
+        );
+    }
+    assert_eq!(p.deployments().len(), 2);
+}
