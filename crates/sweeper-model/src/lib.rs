@@ -41,12 +41,19 @@
 //!   (the expected distinct experts of the busiest expert-parallel rank) and computes the
 //!   busiest rank's picks: at small batches a few ranks carry most picks (the imbalance
 //!   that makes expert parallelism slow there), at large ones the load evens out.
+//! - **Sliding-window attention** (gpt-oss: 18 of its 36 layers attend to the latest 128
+//!   tokens): a decode token of such a layer reads and attends to at most the window's KV,
+//!   a prompt token attends to at most the window (a long prompt's attention FLOPs, which
+//!   grow with its square, halve for gpt-oss), and the layer keeps at most the window
+//!   (see *Memory*).
 //! - **Attention data parallelism** splits the batch over ranks (each steps its own
 //!   requests and holds its own KV cache; the ranks meet in the MoE layers), where tensor
 //!   parallelism splits the heads. **MLA** (`DeepSeek`): the KV cache is the latent, read
 //!   whole by every tensor-parallel rank, and decode attention runs on it (absorbed form).
 //!   **4-bit weights** stream at their size and compute at the card's FP4 rate where the
-//!   GPU has one (BF16 otherwise).
+//!   GPU has one (BF16 otherwise); a GPU without FP4 units (Hopper) converts 4-bit expert
+//!   weights to BF16 as it reads them, at `dequant_tvalues_s` (4 × 10^12 values a second,
+//!   fitted on the calibration split): that, not HBM, bounds its expert reads.
 //! - **Memory** is accounted as engines do it (`sweeper-cards`): the weights of one rank,
 //!   activations of one step of `max_num_tokens`, a runtime and communicator reserve, and
 //!   the memory fraction (of all HBM for vLLM and `SGLang`, the default; of what is left
@@ -113,8 +120,11 @@
 //! grouped expert GEMMs are fitted per backend (`moe_efficiency` 1.0 for vLLM from the
 //! measured gpt-oss runs, `moe_efficiency_trtllm` 0.25 from aiconfigurator): a MoE
 //! candidate with `backend: trtllm` is four times slower in compute-bound MoE layers;
-//! (4) gpt-oss decodes with long prompts (8k/1k) up to 1.4× slower than measured (no
-//! sliding-window attention).
+//! (4) gpt-oss on B200 decodes 1.1–1.2× slower than measured (median ITL ratio per
+//! workload), on H100 and H200 within 1.15 of it; before its sliding-window layers were
+//! modelled it decoded long contexts (1k/8k on B200) up to 1.4× slower, and before
+//! Hopper's conversion of 4-bit experts (`dequant_tvalues_s`) H200 decoded 1.2× faster
+//! than measured where H100 matched (the runs decode about as fast on both).
 //! (5) A model no constant was fitted on, MiniMax-M2.5 FP8 on B200 with vLLM (measured,
 //! the last table): the model is faster than measured, most at both ends of the batch
 //! range. Below 16 clients its TTFT is 0.6–0.8× and its ITL 0.6–0.85× of the measured (tp 4
@@ -126,8 +136,8 @@
 //! shapes holds (Spearman 0.96).
 //!
 //! It **ignores**: pipeline parallelism (`pp` > 1 is unsupported), speculative decoding,
-//! prefix caching, KV offload, sliding-window attention (gpt-oss reads its whole context:
-//! long prompts decode slower than measured), kernel-shape effects beyond the roofline
+//! prefix caching, KV offload, the block rounding of a sliding-window layer's KV (vLLM
+//! keeps the blocks that cover the window, up to one block more), kernel-shape effects beyond the roofline
 //! (small-batch MoE kernels on one GPU run several times slower in aiconfigurator than
 //! the roofline says), CPU limits, contention between replicas, the network between
 //! replicas of an aggregated deployment, KV-transfer overlap with prefill, and the

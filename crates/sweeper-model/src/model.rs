@@ -3,14 +3,15 @@
 
 use super::candidate::Backend;
 use super::spec::Settings;
-use sweeper_cards::{Dtype, Shape};
+use sweeper_cards::{Dtype, ModelSpec, Shape};
 
 /// What a step processes: prefill tokens and decode tokens, with their attended contexts.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StepLoad {
     /// Prompt tokens processed this step (chunked prefill).
     pub(crate) prefill_tokens: f64,
-    /// Mean context a prefill token attends to (causal: about half the prompt).
+    /// Mean context a prefill token attends to in a full-attention layer (causal: half
+    /// the prompt, which a sliding-window layer's context is derived from).
     pub(crate) prefill_context: f64,
     /// Requests decoding one token this step.
     pub(crate) decode_tokens: f64,
@@ -48,6 +49,8 @@ pub(crate) struct Rates {
     layer_overhead_s: f64,
     moe_layer_overhead_s: f64,
     step_overhead_s: f64,
+    /// 4-bit values/s a GPU without native FP4 converts to BF16.
+    dequant_rate: f64,
 }
 
 impl Rates {
@@ -68,6 +71,7 @@ impl Rates {
             layer_overhead_s: c.layer_overhead_us * 1e-6,
             moe_layer_overhead_s: c.moe_layer_overhead_us * 1e-6,
             step_overhead_s: c.step_overhead_us * 1e-6,
+            dequant_rate: c.dequant_tvalues_s * 1e12,
         }
     }
 
@@ -197,7 +201,16 @@ pub(crate) fn step_seconds(s: &Settings, r: &Rates, shape: Shape, load: StepLoad
         let busiest_picks = busiest(picks, mep);
         let held = moe.experts as f64 / mep;
         let read = held * (1.0 - (1.0 - 1.0 / held).powf(busiest_picks));
-        let expert_bytes = moe_layers * read * m.expert_params() / mtp * m.expert_dtype().bytes();
+        let expert_values = moe_layers * read * m.expert_params() / mtp;
+        let expert_bytes = expert_values * m.expert_dtype().bytes();
+        // A GPU without native FP4 converts 4-bit expert weights to BF16 in the grouped
+        // GEMM as it reads them, at a rate of its own: that conversion, not HBM, bounds the
+        // reads (the measured gpt-oss runs decode about as fast on H100 as on H200)
+        let dequant = if m.expert_dtype().is_4bit() && !s.gpu.supports_fp4() {
+            expert_values / r.dequant_rate
+        } else {
+            0.0
+        };
         let expert_flops = moe_layers * 2.0 * busiest_picks * m.expert_params() / mtp;
         let prefill_share = if tokens > 0.0 {
             load.prefill_tokens / tokens
@@ -211,7 +224,9 @@ pub(crate) fn step_seconds(s: &Settings, r: &Rates, shape: Shape, load: StepLoad
         );
         // grouped expert GEMMs (many small matrices, few tokens each) compute at a fraction
         // of what dense GEMMs reach; routing, sorting and launching cost a fixed time a layer
-        time += (expert_bytes / r.bandwidth).max(expert_compute / r.moe_efficiency)
+        time += (expert_bytes / r.bandwidth)
+            .max(dequant)
+            .max(expert_compute / r.moe_efficiency)
             + moe_layers * r.moe_layer_overhead_s;
         let ranks = (shape.moe_tp * shape.moe_ep) as f64;
         if dp <= 1.0 && ranks > 1.0 {
@@ -256,17 +271,40 @@ pub(crate) fn step_seconds(s: &Settings, r: &Rates, shape: Shape, load: StepLoad
             )
         }
     };
-    let kv_bytes = m.kv_bytes_per_token_per_rank(shape);
+    // Per layer: a full-attention layer attends to the whole context, a sliding-window
+    // layer to at most its window (`kv_layer_tokens`), and reads only those tokens' KV.
+    let per_layer = |x: f64| x / layers;
+    let decode_layer_tokens = m.kv_layer_tokens(load.decode_context);
+    let kv_bytes = per_layer(m.kv_bytes_per_token_per_rank(shape));
     let attention_rate = r.flops(s, m.dtype);
     time += roofline(
-        load.decode_tokens * load.decode_context * kv_bytes,
+        load.decode_tokens * decode_layer_tokens * kv_bytes,
         r.bandwidth,
-        decode_flops_ctx * load.decode_tokens * load.decode_context,
+        per_layer(decode_flops_ctx) * load.decode_tokens * decode_layer_tokens,
         attention_rate,
     );
-    time += prefill_flops_ctx * load.prefill_tokens * load.prefill_context / prompt_rate(m.dtype);
+    time += per_layer(prefill_flops_ctx)
+        * load.prefill_tokens
+        * prefill_layer_tokens(m, load.prefill_context)
+        / prompt_rate(m.dtype);
     let overhead = layers * r.layer_overhead_s + r.step_overhead_s;
     time + comm + overhead
+}
+
+/// Token-layers a prompt token attends to on average, summed over the layers, for a causal
+/// prompt whose tokens attend to `mean` tokens on average (a prompt of `n = 2 × mean`
+/// tokens): `mean` in a full-attention layer; in a sliding-window layer of window `w` the
+/// mean over positions of `min(position, w)`, that is `n / 2` when `n ≤ w`, else
+/// `w − w² / (2n)`.
+fn prefill_layer_tokens(m: &ModelSpec, mean: f64) -> f64 {
+    let layers = m.layers as f64;
+    let Some(w) = &m.sliding_window else {
+        return layers * mean;
+    };
+    let sliding = m.sliding_layer_count() as f64;
+    let (n, w) = (2.0 * mean, w.window as f64);
+    let windowed = if n <= w { mean } else { w - w * w / (2.0 * n) };
+    (layers - sliding) * mean + sliding * windowed
 }
 
 /// One replica's steady state under a closed loop.
