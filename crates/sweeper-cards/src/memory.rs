@@ -95,7 +95,11 @@ pub enum WindowCache {
     /// layers (`docs/design/hybrid_kv_cache_manager.md`); TensorRT-LLM keeps one pool per
     /// window size, split at startup in proportion to window × layers (its
     /// `BlockManager::calculateWindowSizeToShare`, the full layers' window being the
-    /// longest sequence), which is this when requests are about that long.
+    /// longest sequence), which is this when requests are about that long, and
+    /// aiconfigurator 0.12.0 counts gpt-oss's KV this way for every backend
+    /// (`get_kvcache_bytes_per_sequence`). Some TensorRT-LLM versions still size their
+    /// block count as if every layer were full attention (a note beside that function),
+    /// so there the gain may be smaller.
     PerRequest,
     /// The sliding-window layers have their own pool, holding `ratio ×` the tokens of the
     /// full-attention layers' pool, split once at startup whatever the requests' length:
