@@ -486,7 +486,32 @@ pub(crate) fn open_loop(
 
 #[cfg(test)]
 mod tests {
-    use super::busiest;
+    use super::{busiest, prefill_layer_tokens};
+
+    #[test]
+    fn a_prompt_token_attends_to_the_window_in_sliding_layers_by_brute_force() {
+        let models = sweeper_cards::model_presets();
+        let (gpt_oss, qwen) = (&models["gpt-oss-120b"], &models["qwen3-32b-fp8"]);
+        for n in [1u32, 2, 64, 127, 128, 129, 256, 1000, 8192] {
+            // token p (0-based) of a causal prompt attends to p + 1 tokens, at most 128 in
+            // a sliding-window layer
+            let full: f64 = (0..n).map(|p| f64::from(p + 1)).sum::<f64>() / f64::from(n);
+            let window: f64 =
+                (0..n).map(|p| f64::from((p + 1).min(128))).sum::<f64>() / f64::from(n);
+            let oracle = 18.0 * full + 18.0 * window;
+            // the model takes the mean context of a causal prompt as half its length (not
+            // (n + 1) / 2): at most half a token a layer apart
+            let ours = prefill_layer_tokens(gpt_oss, f64::from(n) / 2.0);
+            assert!(
+                (ours - oracle).abs() <= 18.0 + 1e-9,
+                "{n} tokens: {ours} against {oracle}"
+            );
+            assert_eq!(
+                prefill_layer_tokens(qwen, f64::from(n) / 2.0),
+                64.0 * f64::from(n) / 2.0
+            );
+        }
+    }
 
     #[test]
     fn the_busiest_expert_rank_carries_several_times_the_mean_at_small_batches() {

@@ -522,4 +522,27 @@ mod tests {
         let e = Settings::parse(&json!([1])).unwrap_err().to_string();
         assert!(e.contains("evaluator.builtin"), "{e}");
     }
+
+    #[test]
+    fn sliding_window_and_dequant_errors_name_the_path() {
+        let e = Settings::parse(&json!({"calibration": {"dequant_tvalues_s": 0}}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "evaluator.builtin.calibration.dequant_tvalues_s: must be a finite number > 0"
+            ),
+            "{e}"
+        );
+        let card = json!({"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "head_dim": 16,
+            "intermediate": 128, "vocab": 1000, "dtype": "bf16",
+            "sliding_window": {"window": 128, "layers": 4}});
+        let e = Settings::parse(&json!({"model": "m", "models": {"m": card}}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("evaluator.builtin.models.m.sliding_window.layers"),
+            "{e}"
+        );
+    }
 }
