@@ -134,6 +134,23 @@ impl Serialize for SweepConfig {
     }
 }
 
+/// The GPU of every candidate of `config` without a `gpu` parameter: the topology's `gpu`
+/// (`search_space.topology.gpu`), else the built-in evaluator's `gpu:`; `None` when
+/// neither is set. What a price map reads for such a candidate.
+///
+/// ```
+/// // JSON, which every build reads (YAML needs the default `yaml` feature)
+/// let config = sweeper_goal::parse(
+///     r#"{"search_space": {"gpu_budget": 8, "topology": {"model": "qwen3-32b-fp8", "gpu": "b200"}},
+///         "evaluator": {"builtin": {"model": "qwen3-32b-fp8", "gpu": "h200"}}}"#,
+/// )?;
+/// assert_eq!(sweeper_goal::default_gpu(&config), Some("b200"));
+/// # Ok::<(), sweeper_goal::ConfigError>(())
+/// ```
+pub fn default_gpu(config: &SweepConfig) -> Option<&str> {
+    crate::price::fallback_gpu(&config.search_space, config.evaluator.as_ref())
+}
+
 /// Parses and validates a config from YAML or JSON text (JSON only without the `yaml`
 /// feature).
 ///

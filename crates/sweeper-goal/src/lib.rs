@@ -171,7 +171,8 @@ mod workload;
 mod yaml;
 
 pub use config::{
-    Block, Partial, SweepConfig, from_path, from_path_all, parse, parse_all, parse_partial,
+    Block, Partial, SweepConfig, default_gpu, from_path, from_path_all, parse, parse_all,
+    parse_partial,
 };
 pub use error::{ConfigError, IoError, Location};
 pub use evaluator::{EvaluatorConfig, EvaluatorKind};
@@ -183,7 +184,7 @@ pub use load::{
 };
 pub use nesting::MAX_NESTING;
 pub use objective::{Direction, Objective, ParetoHasNoDirection, SamplerMetric, Target};
-pub use price::{GPU_KEY, candidate_gpu, default_gpu};
+pub use price::{GPU_KEY, candidate_gpu};
 pub use slurm::{DEFAULT_POLL_SECONDS, GpuFlag, SlurmConfig, format_time_limit, parse_time_limit};
 pub use space::{
     DEFAULT_GPU_BUDGET, ParameterSpec, RESERVED_PARAMETER_NAMES, SearchSpaceConfig, UsedGpus,

@@ -4,7 +4,6 @@
 //! the topology's GPU (`search_space.topology.gpu`, the card every deployment of the pool
 //! runs on), else the built-in evaluator's `gpu:`.
 
-use crate::config::SweepConfig;
 use crate::error::ConfigError;
 use crate::evaluator::{EvaluatorConfig, EvaluatorKind};
 use crate::goal::{Goal, Price};
@@ -40,23 +39,16 @@ pub(crate) fn builtin_gpu(evaluator: Option<&EvaluatorConfig>) -> Option<&str> {
     }
 }
 
-/// The GPU of every candidate of `config` without a `gpu` parameter: the topology's
-/// `gpu` (`search_space.topology.gpu`), else the built-in evaluator's `gpu:`; `None` when
-/// neither is set. What a price map reads for such a candidate.
-///
-/// ```
-/// // JSON, which every build reads (YAML needs the default `yaml` feature)
-/// let config = sweeper_goal::parse(
-///     r#"{"search_space": {"gpu_budget": 8, "topology": {"model": "qwen3-32b-fp8", "gpu": "b200"}},
-///         "evaluator": {"builtin": {"model": "qwen3-32b-fp8", "gpu": "h200"}}}"#,
-/// )?;
-/// assert_eq!(sweeper_goal::default_gpu(&config), Some("b200"));
-/// # Ok::<(), sweeper_goal::ConfigError>(())
-/// ```
-pub fn default_gpu(config: &SweepConfig) -> Option<&str> {
-    match &config.search_space.topology {
+/// The GPU of every candidate without a `gpu` parameter: the topology's `gpu`
+/// (`search_space.topology.gpu`), else the built-in evaluator's `gpu:`; `None` when neither
+/// is set. The rule behind [`crate::default_gpu`], which reads it from a whole config.
+pub(crate) fn fallback_gpu<'a>(
+    space: &'a SearchSpaceConfig,
+    evaluator: Option<&'a EvaluatorConfig>,
+) -> Option<&'a str> {
+    match &space.topology {
         Some(t) => Some(t.gpu.as_str()),
-        None => builtin_gpu(config.evaluator.as_ref()),
+        None => builtin_gpu(evaluator),
     }
 }
 
