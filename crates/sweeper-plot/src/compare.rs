@@ -3,9 +3,9 @@
 
 use crate::axis::{Axis, text_width};
 use crate::context::Ctx;
-use crate::frontier::{attainment_steps, axis_values, draw_axes, draw_bounds};
+use crate::frontier::{attainment_steps, axis_values, draw_bounds};
 use crate::legend::{Entry, style_entries, write_legend};
-use crate::parts::{draw_labels, line_boxes, mark_box, plot_area};
+use crate::parts::{draw_axes, draw_labels, line_boxes, mark_box, plot_area};
 use crate::style::{HEADER, LEGEND_FONT, LEGEND_W, PALETTE, Rect, STRIP, TICK_FONT};
 use crate::svg::{Shape, Svg};
 use crate::{Chart, OUTCOMES, Outcome, PlotError, PlotOptions, PlotPoint};

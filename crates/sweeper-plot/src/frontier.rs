@@ -5,12 +5,10 @@ use crate::axis::{Axis, text_width};
 use crate::best::best_by_trial_svg;
 use crate::context::Ctx;
 use crate::legend::{draw_legend, draw_strip, empty_svg};
-use crate::parts::{
-    bound_near, draw_grid, draw_labels, draw_y_title, line_boxes, mark_box, plot_area,
-};
-use crate::style::{FRONT, GREY, HEADER, LABEL_FONT, LEGEND_W, Rect, SLA, STRIP, TICK_FONT};
-use crate::svg::{INK, Shape, Svg};
-use crate::{Chart, Outcome, PlotObjective, PlotOptions, PlotPoint};
+use crate::parts::{bound_near, draw_axes, draw_labels, line_boxes, mark_box, plot_area};
+use crate::style::{FRONT, GREY, HEADER, LEGEND_W, Rect, SLA, STRIP, TICK_FONT};
+use crate::svg::{Shape, Svg};
+use crate::{Chart, Outcome, PlotOptions, PlotPoint};
 
 /// The frontier plot of a pareto goal: with two objectives the first on y and the last on
 /// x, every candidate, the front as a step line; with three or more a scatter matrix.
@@ -210,29 +208,6 @@ pub(crate) fn draw_panel(svg: &mut Svg, ctx: &Ctx, frame: Rect, yi: usize, xi: u
         .filter_map(|p| Some((at(p)?, ctx.label(p)?)))
         .collect();
     draw_labels(svg, ctx, plot, &labelled, &obstacles);
-}
-
-/// Grid, frame, ticks, tick labels, and each axis's title with the way that is better.
-pub(crate) fn draw_axes(
-    svg: &mut Svg,
-    plot: Rect,
-    x: &Axis,
-    y: &Axis,
-    xo: &PlotObjective,
-    yo: &PlotObjective,
-) {
-    draw_grid(svg, plot, x, y);
-    let scale = if x.log { ", log scale" } else { "" };
-    let x_title = format!("{}{scale}   {}", xo.label(), xo.better(true));
-    svg.text(
-        plot.x + plot.w / 2.0,
-        plot.y + plot.h + 42.0,
-        &x_title,
-        LABEL_FONT,
-        "middle",
-        INK,
-    );
-    draw_y_title(svg, plot, y, yo);
 }
 
 /// The SLA lines on either axis, the side that misses them lightly shaded, and their labels.

@@ -1,5 +1,5 @@
-//! Pieces both charts draw: the plot area inside a frame, the grid and ticks, the y title,
-//! point labels, and where an SLA bound sits.
+//! Pieces every chart draws: the plot area inside a frame, the grid and ticks, the axis
+//! titles, point labels, and where an SLA bound sits.
 
 use crate::Bound;
 use crate::PlotObjective;
@@ -99,6 +99,29 @@ pub(crate) fn draw_y_title(svg: &mut Svg, plot: Rect, y: &Axis, yo: &PlotObjecti
         "start",
         INK,
     );
+}
+
+/// Grid, frame, ticks, tick labels, and each axis's title with the way that is better.
+pub(crate) fn draw_axes(
+    svg: &mut Svg,
+    plot: Rect,
+    x: &Axis,
+    y: &Axis,
+    xo: &PlotObjective,
+    yo: &PlotObjective,
+) {
+    draw_grid(svg, plot, x, y);
+    let scale = if x.log { ", log scale" } else { "" };
+    let x_title = format!("{}{scale}   {}", xo.label(), xo.better(true));
+    svg.text(
+        plot.x + plot.w / 2.0,
+        plot.y + plot.h + 42.0,
+        &x_title,
+        LABEL_FONT,
+        "middle",
+        INK,
+    );
+    draw_y_title(svg, plot, y, yo);
 }
 
 /// Writes labels beside points (`labelled`: a point's pixel position and its text). Each

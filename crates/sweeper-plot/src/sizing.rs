@@ -5,9 +5,8 @@
 
 use crate::axis::{Axis, text_width};
 use crate::context::Ctx;
-use crate::frontier::draw_axes;
 use crate::legend::{Entry, draw_strip, empty_svg, outcome_entries, style_entries, write_legend};
-use crate::parts::{draw_labels, plot_area};
+use crate::parts::{draw_axes, draw_labels, plot_area};
 use crate::style::{BEST, GREY, HEADER, LEGEND_W, Rect, SLA, STRIP, TICK_FONT};
 use crate::svg::{Shape, Svg};
 use crate::{Chart, Outcome, PlotObjective, PlotOptions, PlotPoint, precise};
