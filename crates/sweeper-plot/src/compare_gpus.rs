@@ -3,10 +3,10 @@
 //! answer (its fewest-GPU candidate that reaches its floor) ringed and labelled.
 
 use crate::axis::text_width;
-use crate::compare::{Series, colour, label_of, merge, shared_options};
 use crate::context::Ctx;
 use crate::legend::{Entry, empty_svg, style_entries, write_legend};
 use crate::parts::{draw_labels, mark_box};
+use crate::series::{Series, colour, label_of, merge, shared_options};
 use crate::sizing::{GpuAxes, answer, at, tooltip};
 use crate::style::{HEADER, LEGEND_FONT, LEGEND_W, Rect, SLA, STRIP};
 use crate::svg::{Shape, Svg};

@@ -87,6 +87,7 @@ mod legend;
 mod parts;
 #[cfg(feature = "png")]
 mod png;
+mod series;
 mod sizing;
 mod sla;
 mod style;
@@ -100,9 +101,10 @@ pub use png::png_from_svg;
 pub type PngError = PlotError;
 
 pub use best::best_by_trial_svg;
-pub use compare::{Series, compare_svg, compare_title};
+pub use compare::{compare_svg, compare_title};
 pub use error::PlotError;
 pub use frontier::frontier_svg;
+pub use series::Series;
 pub use sizing::min_gpus_svg;
 pub use sla::{SlaCheck, sla_checks};
 
