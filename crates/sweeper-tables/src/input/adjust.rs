@@ -17,7 +17,6 @@
 //!   always for a benchmark's file, and for sweeper's reports when asked
 //!   ([`ReadOptions::per_user_from_tpot`]).
 
-use super::bench::InputFormat;
 use super::{InputError, Place};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -28,6 +27,55 @@ const MS_PER_HOUR: f64 = 3_600_000.0;
 
 /// Report key of the mean time per output token after the first, ms.
 pub const TPOT: &str = "mean_tpot_ms";
+
+/// What a report input is read as (`--input-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputFormat {
+    /// sweeper's own reports: CSV, JSON Lines or a JSON array of `{config, report}`.
+    Reports,
+    /// `vllm bench serve --save-result` / `--append-result`.
+    Vllm,
+    /// SGLang `bench_serving --output-file`.
+    Sglang,
+    /// genai-perf `profile_export_genai_perf.json`.
+    GenaiPerf,
+}
+
+impl InputFormat {
+    /// Every format, in the order they are listed to people.
+    pub const ALL: [InputFormat; 4] = [
+        InputFormat::Reports,
+        InputFormat::Vllm,
+        InputFormat::Sglang,
+        InputFormat::GenaiPerf,
+    ];
+
+    /// The name `--input-format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Reports => "reports",
+            InputFormat::Vllm => "vllm",
+            InputFormat::Sglang => "sglang",
+            InputFormat::GenaiPerf => "genai-perf",
+        }
+    }
+
+    /// The format of a name `--input-format` takes.
+    pub fn from_name(name: &str) -> Option<InputFormat> {
+        InputFormat::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// What wrote a file of this format, for the note on stderr.
+    pub fn writer(self) -> &'static str {
+        match self {
+            InputFormat::Reports => "sweeper reports",
+            InputFormat::Vllm => "vllm bench serve --save-result",
+            InputFormat::Sglang => "SGLang bench_serving --output-file",
+            InputFormat::GenaiPerf => "genai-perf profile_export_genai_perf.json",
+        }
+    }
+}
 
 /// Where a row's GPU count comes from.
 #[derive(Debug, Clone, PartialEq)]

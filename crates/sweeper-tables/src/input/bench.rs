@@ -20,63 +20,15 @@
 //! `output_throughput_tok_s`, `duration` in s → `duration_ms`, ...). The GPU count is in
 //! none of these files: [`super::ReadOptions::gpus`] gives it (see [`super::adjust`]).
 
-use super::adjust::{MapSeen, ReadOptions, derive};
-use super::reports::{at, checked_row, rewind};
-use super::{InputError, Place, ReportRow, TableFormat};
+use super::adjust::{InputFormat, MapSeen, ReadOptions, derive};
+use super::row::{ReportRow, at, checked_row, config_value};
+use super::stream::rewind;
+use super::{InputError, Place, TableFormat};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::Path;
 use sweeper_score::Report;
-
-/// What a report input is read as (`--input-format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum InputFormat {
-    /// sweeper's own reports: CSV, JSON Lines or a JSON array of `{config, report}`.
-    Reports,
-    /// `vllm bench serve --save-result` / `--append-result`.
-    Vllm,
-    /// SGLang `bench_serving --output-file`.
-    Sglang,
-    /// genai-perf `profile_export_genai_perf.json`.
-    GenaiPerf,
-}
-
-impl InputFormat {
-    /// Every format, in the order they are listed to people.
-    pub const ALL: [InputFormat; 4] = [
-        InputFormat::Reports,
-        InputFormat::Vllm,
-        InputFormat::Sglang,
-        InputFormat::GenaiPerf,
-    ];
-
-    /// The name `--input-format` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            InputFormat::Reports => "reports",
-            InputFormat::Vllm => "vllm",
-            InputFormat::Sglang => "sglang",
-            InputFormat::GenaiPerf => "genai-perf",
-        }
-    }
-
-    /// The format of a name `--input-format` takes.
-    pub fn from_name(name: &str) -> Option<InputFormat> {
-        InputFormat::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// What wrote a file of this format, for the note on stderr.
-    pub fn writer(self) -> &'static str {
-        match self {
-            InputFormat::Reports => "sweeper reports",
-            InputFormat::Vllm => "vllm bench serve --save-result",
-            InputFormat::Sglang => "SGLang bench_serving --output-file",
-            InputFormat::GenaiPerf => "genai-perf profile_export_genai_perf.json",
-        }
-    }
-}
 
 /// The largest benchmark file read (they are read whole; a vLLM result saved with
 /// `--save-detailed` carries per-request lists and can be large).
@@ -389,7 +341,7 @@ fn is_non_finite(s: &str) -> bool {
 /// writes `"4"`) as that number or boolean; `"inf"` stays a string.
 fn typed(v: &Value) -> Value {
     match v {
-        Value::String(s) => super::reports::config_value(s).unwrap_or_else(|| v.clone()),
+        Value::String(s) => config_value(s).unwrap_or_else(|| v.clone()),
         other => other.clone(),
     }
 }

@@ -5,8 +5,8 @@
 //! (`output_throughput_tok_s`, `duration_ms`, `request_rate` ...); any other table is read
 //! as a stream of its named columns ([`super::read_numeric_tables`]).
 
-use super::adjust::{MapSeen, ReadOptions};
-use super::bench::{InputFormat, bench_rows, peek_format, read_as};
+use super::adjust::{InputFormat, MapSeen, ReadOptions};
+use super::bench::{bench_rows, peek_format, read_as};
 use super::stream::head;
 use super::{InputError, NumericTable, Place, ReportRow, ReportTable};
 use serde_json::Value;

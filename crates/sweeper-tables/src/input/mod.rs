@@ -24,17 +24,18 @@ mod csv_table;
 mod json;
 mod npy;
 mod reports;
+mod row;
 mod stream;
 
-pub use adjust::{Gpus, ReadOptions, TPOT};
-pub use bench::InputFormat;
+pub use adjust::{Gpus, InputFormat, ReadOptions, TPOT};
 pub use columns::{ColumnsRead, read_columns};
 
 pub use npy::{NpyMatrix, encode_npy, parse_npy, read_npy};
 pub use reports::{
-    Fetch, ReportRow, ReportTable, RowAt, for_each_report, parse_reports, parse_reports_with_notes,
+    Fetch, ReportTable, RowAt, for_each_report, parse_reports, parse_reports_with_notes,
     read_reports,
 };
+pub use row::ReportRow;
 
 use std::fmt;
 use std::fs::File;

@@ -13,29 +13,19 @@
 //! row at a time, and reads a row again from where it sits in its file
 //! ([`ReportTable::fetch`]), so that a caller holds a few numbers per row, not the rows.
 
-use super::adjust::{MapSeen, ReadOptions, TPOT, derive};
-use super::bench::{InputFormat, bench_rows, format_of};
+use super::adjust::{InputFormat, MapSeen, ReadOptions, TPOT, derive};
+use super::bench::{bench_rows, format_of};
 use super::csv_table::{RecordReader, RecordRef, for_each_text_row};
 use super::json::{RowFaults, for_each_element, for_each_line, line_at};
-use super::stream::head;
+use super::row::{ReportRow, at, checked_row, config_value};
+use super::stream::{head, rewind};
 use super::{InputError, Place, TableFormat, open_seekable, parse_number};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use sweeper_score::{KNOWN_METRICS, Report, ScoreError, used_gpus};
-
-/// One evaluated candidate read from an input.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReportRow {
-    /// Where it sits in the file; `place.row` is the candidate's `index`.
-    pub place: Place,
-    /// The configuration (an arbitrary map; `used_gpus` already checked to be a count).
-    pub config: Map<String, Value>,
-    /// The report (no NaN).
-    pub report: Report,
-}
+use sweeper_score::{KNOWN_METRICS, Report};
 
 /// Where a row of a [`ReportTable`] sits, so that [`ReportTable::fetch`] reads it again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,16 +358,6 @@ impl<R: Read + Seek> Iterator for Fetch<'_, R> {
     }
 }
 
-pub(super) fn rewind<R: Seek>(path: &Path, input: &mut R) -> Result<(), InputError> {
-    input
-        .seek(SeekFrom::Start(0))
-        .map(drop)
-        .map_err(|source| InputError::Io {
-            path: path.to_owned(),
-            source,
-        })
-}
-
 /// What the reading of one input shares with the table's.
 struct Scan<'a> {
     /// The index of the input's first row in the table.
@@ -653,40 +633,6 @@ pub(super) fn nominal_note(nominal: usize) -> String {
     )
 }
 
-/// Turns a scorer error about one candidate into an input error at its place.
-pub(super) fn at(place: Place, err: ScoreError) -> InputError {
-    match err {
-        ScoreError::NanReport { key, .. } => InputError::Value {
-            place,
-            column: key,
-            detail: "value is NaN; fronts and rankings need comparable numbers".to_owned(),
-        },
-        ScoreError::Invalid { key, detail, .. } => InputError::Value {
-            place,
-            column: key,
-            detail,
-        },
-        other => InputError::Value {
-            place,
-            column: String::new(),
-            detail: other.to_string(),
-        },
-    }
-}
-
-pub(super) fn checked_row(
-    place: Place,
-    config: Map<String, Value>,
-    report: Report,
-) -> Result<ReportRow, InputError> {
-    used_gpus(place.row, &config).map_err(|e| at(place, e))?;
-    Ok(ReportRow {
-        place,
-        config,
-        report,
-    })
-}
-
 /// One `{"config": ..., "report": ...}` row, its keys renamed and derived as `options`
 /// say; `seen` notes the `--map` sources it has (first reading).
 fn json_report(
@@ -745,29 +691,6 @@ fn finish_row(
         Report::from_map(place.row, metrics).map_err(|e| at(place, e))?
     };
     Ok((checked_row(place, config, report)?, derived))
-}
-
-/// A config cell as a typed JSON value (`None` for an empty cell).
-pub(super) fn config_value(cell: &str) -> Option<Value> {
-    let t = cell.trim();
-    if t.is_empty() {
-        return None;
-    }
-    Some(match t {
-        "true" | "True" | "TRUE" => Value::Bool(true),
-        "false" | "False" | "FALSE" => Value::Bool(false),
-        _ => {
-            if let Ok(i) = t.parse::<i64>() {
-                Value::from(i)
-            } else if let Ok(u) = t.parse::<u64>() {
-                Value::from(u)
-            } else if let Some(n) = t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-                Value::Number(n)
-            } else {
-                Value::String(t.to_owned())
-            }
-        }
-    })
 }
 
 /// One CSV data row as a candidate; `empty` counts the empty metric cells (first reading).

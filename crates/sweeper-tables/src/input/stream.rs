@@ -1,9 +1,10 @@
 //! Reading a table as a stream: its byte-order mark and format from its first bytes
 //! ([`head`]), UTF-8 checked as the bytes go past ([`Utf8Check`]), and a CSV parser's record
-//! positions turned into lines without holding the file ([`LineTracker`]).
+//! positions turned into lines without holding the file ([`LineTracker`]); an input sought
+//! back to its start to be read again ([`rewind`]).
 
 use super::{InputError, TableFormat, npy, sniff_prefix};
-use std::io::{self, Cursor, Read};
+use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// A UTF-8 byte order mark.
@@ -266,6 +267,17 @@ impl<R: Read> Read for LineTracker<R> {
         self.buf.extend_from_slice(&out[..n]);
         Ok(n)
     }
+}
+
+/// Seeks an input back to its first byte, to read it again.
+pub(super) fn rewind<R: Seek>(path: &Path, input: &mut R) -> Result<(), InputError> {
+    input
+        .seek(SeekFrom::Start(0))
+        .map(drop)
+        .map_err(|source| InputError::Io {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 #[cfg(test)]
