@@ -10,7 +10,7 @@
 //!
 //! Written by hand (no plotting crate): plain SVG shapes and `<text>` with the family
 //! `DejaVu Sans, Helvetica, Arial, sans-serif`, so that the files diff cleanly and open in any
-//! browser. The PNG renderer ([`png_from_svg`]) embeds a subset of `DejaVu Sans` and uses
+//! browser. The PNG renderer (`png_from_svg`, feature `png`) embeds a subset of `DejaVu Sans` and uses
 //! no system font, so a PNG looks the same on every machine.
 //!
 //! What a [`Chart`] shows:
