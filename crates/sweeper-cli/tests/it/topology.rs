@@ -184,3 +184,53 @@ fn a_moe_sweep_over_both_modes_resumes_after_kill_nine_and_plots() {
         "tooltips name the flat keys"
     );
 }
+
+#[test]
+fn evaluate_asks_a_topology_candidate_only_for_its_own_branch_knobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("c.yaml");
+    std::fs::write(
+        &cfg,
+        "workload: {isl: 2000, osl: 500, num_request_ratio: 2, concurrency: 4}
+search_space:
+  gpu_budget: 16
+  topology: {model: qwen3-30b-a3b-fp8, gpu: h200}
+  parameters:
+    agg_max_batch_size: {values: [64, 256]}
+    decode_max_batch_size: {values: [64, 256]}
+evaluator:
+  builtin: {model: qwen3-30b-a3b-fp8, gpu: h200}
+",
+    )
+    .unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let agg = r#"{"deployment_mode": "agg", "tp": 2, "agg_max_batch_size": 64}"#;
+    let disagg = r#"{"deployment_mode": "disagg", "prefill_tp": 1, "decode_tp": 2, "decode_max_batch_size": 64}"#;
+    for (candidate, other) in [
+        (agg, "decode_max_batch_size"),
+        (disagg, "agg_max_batch_size"),
+    ] {
+        let out = sweeper(&["evaluate", cfg, "--candidate", candidate], dir.path());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{candidate}: {stderr}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "feasible", "{v}");
+        assert!(v["request"]["parameters"].get(other).is_none(), "{v}");
+    }
+    // a knob of its own branch is still asked for
+    let out = sweeper(
+        &[
+            "evaluate",
+            cfg,
+            "--candidate",
+            r#"{"deployment_mode": "agg", "tp": 2}"#,
+        ],
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no value for parameter `agg_max_batch_size`"),
+        "{stderr}"
+    );
+}

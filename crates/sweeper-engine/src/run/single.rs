@@ -7,7 +7,7 @@ use super::{RunError, Status, space, without_nan};
 use crate::evaluator::{EvalOutcome, EvalRequest, Evaluator};
 use crate::provider::{Provider, SweepContext};
 use serde_json::{Map, Value};
-use sweeper_goal::{ParameterSpec, SweepConfig};
+use sweeper_goal::{DeploymentMode, ParameterSpec, SweepConfig};
 use sweeper_score::{Candidate, Report};
 
 /// One candidate evaluated as a run would evaluate it.
@@ -38,8 +38,16 @@ pub fn evaluate_candidate(
     let ratio = parameters
         .remove(space::KV_LOAD_RATIO)
         .and_then(|v| v.as_f64());
+    // With a topology, a run's candidate carries only its own branch's knobs (SPEC 8):
+    // an aggregated one no `prefill_*`/`decode_*`, a disaggregated one no `agg_*`.
+    let branch = config.search_space.topology.as_ref().map(|_| {
+        match parameters.get(space::MODE).and_then(Value::as_str) {
+            Some("disagg") => DeploymentMode::Disagg,
+            _ => DeploymentMode::Agg,
+        }
+    });
     for (name, spec) in &config.search_space.parameters {
-        if parameters.contains_key(name) {
+        if parameters.contains_key(name) || branch.is_some_and(|mode| !mode.has_key(name)) {
             continue;
         }
         let constant = match spec {
