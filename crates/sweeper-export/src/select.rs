@@ -188,9 +188,11 @@ pub fn select(result: &ResultFile, selection: &Selection) -> Result<Vec<u64>, Ex
 
 /// The knee of a sweep's Pareto front: the front point whose objectives, each scaled to
 /// [0, 1] over the front (1 the best value on the front, 0 the worst), have the largest
-/// sum; with two objectives, the point farthest from the line between the front's two
-/// ends. The first such point in the front's order on a tie; the only point of a front of
-/// one.
+/// sum; with two objectives, the point farthest *beyond* the line between the front's two
+/// ends (scaled, the ends are `(1, 0)` and `(0, 1)`, and the sum grows with the distance
+/// beyond `x + y = 1`). On a front that bows in towards the origin every point lies on or
+/// below that line and the knee is an end of the front (both ends sum to 1). The first
+/// such point in the front's order on a tie; the only point of a front of one.
 pub fn knee(result: &ResultFile) -> Result<u64, ExportError> {
     if result.kind != ResultKind::Front {
         return Err(ExportError::Selection(

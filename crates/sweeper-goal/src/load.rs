@@ -70,7 +70,7 @@ pub struct RatioLoad {
 /// Why a ratio could not be converted: the KV cache holds less than one request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "infeasible: the {role} role holds {kv_tokens} KV tokens, fewer than the {tokens_per_request} tokens one request needs (isl + osl/2)"
+    "infeasible: the {role} role holds {kv_tokens} KV tokens, fewer than the {tokens_per_request} tokens one request needs (isl + osl/2); give its workers more GPUs, use a GPU with more memory or shorter requests"
 )]
 pub struct KvCapacityTooSmall {
     /// `"decode"` or `"aggregated"`.

@@ -15,9 +15,11 @@ use sweeper_eval::evaluator_for;
   sweeper evaluate examples/quickstart.yaml \\
       --candidate '{\"tp\": 2, \"replicas\": 4, \"max_batch_size\": 64, \"kv_load_ratio\": 0.5}'
 
-Prints one JSON object: the request sent to the evaluator, its verdict
-(feasible, infeasible, failed, unsupported), the reason, the raw report and the
-scored candidate. Constants of the search space are filled in. Exit 0 when the
+Prints one JSON object: `request` (what was sent to the evaluator), `status`
+(its verdict: feasible, infeasible, failed, unsupported), `reason`, `report` (the
+raw report) and `candidate` (the scored candidate). With a topology, give the
+candidate's flat keys (`deployment_mode`, `tp`, ... or `prefill_tp`, `decode_tp`,
+...) and the searched knobs of its own mode only (`agg_*` or `prefill_*`/`decode_*`). Constants of the search space are filled in. Exit 0 when the
 evaluator returned a report, 1 otherwise. With evaluator.slurm the candidate runs
 as one batch job, whose files stay in ./sweeper-evaluate-<pid>/jobs/0/.")]
 pub(crate) struct Args {

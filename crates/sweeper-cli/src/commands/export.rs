@@ -10,8 +10,11 @@ use sweeper_tables::ResultFile;
 const AFTER_HELP: &str = "\
 INPUT is a sweep's output directory, its result.json, or its journal.jsonl (a sweep still
 running). Pick trials with --trial ID (repeatable; the ids are in trials.csv and in the
-plot's tooltips), --front (every front point), --knee (the front's knee: with two
-objectives, the point farthest from the line between its ends), --top K (a scalar goal's
+plot's tooltips), --front (every front point), --knee (the front point whose
+objectives, each scaled to [0, 1] over the front, have the largest sum: with two, the point
+farthest beyond the line between the front's ends; on a front that bows in towards the
+origin, as tok/s/gpu against tok/s/user often does, no point lies beyond it and the knee
+is an end of the front: look at the plot, or pick with --where), --top K (a scalar goal's
 ranking) or --where EXPR alone (every feasible trial that meets it); --where (repeatable)
 also filters the others. EXPR is NAME OP NUMBER over an objective, a parameter or a report metric, OP one of
 >= <= > < == != (e.g. throughput_per_user>=50).

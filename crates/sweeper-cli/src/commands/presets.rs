@@ -25,12 +25,27 @@ fn dtype(m: &ModelSpec) -> String {
     format!("{:?}", m.dtype).to_lowercase()
 }
 
+/// The routed experts and their weights' format (`128 mxfp4`), `-` for a dense model: a
+/// 4-bit MoE card keeps its other weights in its `dtype`, so `dtype` alone misleads.
+fn experts(m: &ModelSpec) -> String {
+    match &m.moe {
+        Some(moe) => format!(
+            "{} {}",
+            moe.experts,
+            format!("{:?}", m.expert_dtype()).to_lowercase()
+        ),
+        None => "-".to_owned(),
+    }
+}
+
 fn model_json(name: &str, m: &ModelSpec) -> Value {
     json!({
         "name": name,
         "display_name": m.display_name.as_deref().unwrap_or(name),
         "params_b": m.total_params() / 1e9,
         "dtype": dtype(m),
+        "experts": m.moe.as_ref().map(|moe| moe.experts),
+        "expert_dtype": m.moe.as_ref().map(|_| format!("{:?}", m.expert_dtype()).to_lowercase()),
         "weights_gb": m.weight_bytes() / 1e9,
         "kv_kib_per_token": m.kv_bytes_per_token() / 1024.0,
         "layers": m.layers,
@@ -48,6 +63,7 @@ fn gpu_json(name: &str, g: &GpuSpec) -> Value {
         "hbm_tb_s": g.hbm_tb_s,
         "fp8_tflops": g.fp8_tflops,
         "bf16_tflops": g.bf16_tflops,
+        "fp4_tflops": g.fp4_tflops,
         "nvlink_gb_s": g.nvlink_gb_s,
     })
 }
@@ -79,6 +95,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
                         n.clone(),
                         round1(m.total_params() / 1e9),
                         dtype(m),
+                        experts(m),
                         round1(m.weight_bytes() / 1e9),
                         round1(m.kv_bytes_per_token() / 1024.0),
                         m.display_name.clone().unwrap_or_default(),
@@ -94,6 +111,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
                         table::number(g.hbm_tb_s),
                         table::number(g.fp8_tflops),
                         table::number(g.bf16_tflops),
+                        g.fp4_tflops.map_or_else(|| "-".to_owned(), table::number),
                         table::number(g.nvlink_gb_s),
                         g.display_name.clone().unwrap_or_default(),
                     ]
@@ -106,6 +124,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
                         "model",
                         "params (B)",
                         "dtype",
+                        "experts",
                         "weights (GB)",
                         "KV (KiB/token)",
                         "name"
@@ -119,6 +138,7 @@ pub(crate) fn run(args: &Args) -> CliResult {
                         "HBM (TB/s)",
                         "FP8 (TFLOPS)",
                         "BF16 (TFLOPS)",
+                        "FP4 (TFLOPS)",
                         "NVLink (GB/s)",
                         "name"
                     ]),
@@ -128,23 +148,34 @@ pub(crate) fn run(args: &Args) -> CliResult {
         }
         Format::Csv => {
             let mut text = String::from(
-                "kind,name,params_b,dtype,weights_gb,kv_kib_per_token,hbm_gb,hbm_tb_s,fp8_tflops,bf16_tflops,nvlink_gb_s\n",
+                "kind,name,params_b,dtype,weights_gb,kv_kib_per_token,hbm_gb,hbm_tb_s,fp8_tflops,bf16_tflops,nvlink_gb_s,experts,expert_dtype,fp4_tflops\n",
             );
             for (n, m) in &models {
                 let _ = writeln!(
                     text,
-                    "model,{n},{},{},{},{},,,,,",
+                    "model,{n},{},{},{},{},,,,,,{},{},",
                     m.total_params() / 1e9,
                     dtype(m),
                     m.weight_bytes() / 1e9,
-                    m.kv_bytes_per_token() / 1024.0
+                    m.kv_bytes_per_token() / 1024.0,
+                    m.moe
+                        .as_ref()
+                        .map_or(String::new(), |moe| moe.experts.to_string()),
+                    m.moe.as_ref().map_or(String::new(), |_| {
+                        format!("{:?}", m.expert_dtype()).to_lowercase()
+                    }),
                 );
             }
             for (n, g) in &gpus {
                 let _ = writeln!(
                     text,
-                    "gpu,{n},,,,,{},{},{},{},{}",
-                    g.hbm_gb, g.hbm_tb_s, g.fp8_tflops, g.bf16_tflops, g.nvlink_gb_s
+                    "gpu,{n},,,,,{},{},{},{},{},,,{}",
+                    g.hbm_gb,
+                    g.hbm_tb_s,
+                    g.fp8_tflops,
+                    g.bf16_tflops,
+                    g.nvlink_gb_s,
+                    g.fp4_tflops.map_or(String::new(), |v| v.to_string())
                 );
             }
             text

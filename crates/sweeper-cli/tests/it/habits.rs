@@ -416,3 +416,46 @@ fn the_readme_says_how_to_get_the_sweeper_command_before_its_first_use() {
         "the README also says how to use the release build without installing it"
     );
 }
+
+#[test]
+fn presets_show_the_experts_format_and_the_fp4_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = sweeper(&["presets"], dir.path(), None);
+    assert_eq!(table.status.code(), Some(0));
+    let table = String::from_utf8_lossy(&table.stdout).into_owned();
+    let row = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} row in {table}"))
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    // gpt-oss-120b keeps attention in BF16 and its 128 experts in MXFP4 (65 GB in all)
+    assert_eq!(
+        row("gpt-oss-120b")[2..5],
+        ["bf16", "128", "mxfp4"],
+        "{table}"
+    );
+    assert_eq!(row("llama3-70b-fp8")[2..4], ["fp8", "-"], "{table}");
+    assert!(table.contains("FP4 (TFLOPS)"), "{table}");
+    assert!(row("b200").contains(&"9000".to_owned()), "{table}");
+    assert!(row("h100").contains(&"-".to_owned()), "{table}");
+    let json = sweeper(&["presets", "--format", "json"], dir.path(), None);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let model = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "kimi-k2.5-nvfp4")
+        .unwrap();
+    assert_eq!(model["expert_dtype"], "fp4", "{model}");
+    let csv = sweeper(&["presets", "--format", "csv"], dir.path(), None);
+    let csv = String::from_utf8_lossy(&csv.stdout).into_owned();
+    let columns = csv.lines().next().unwrap().split(',').count();
+    assert!(
+        csv.lines().all(|l| l.split(',').count() == columns),
+        "{csv}"
+    );
+}

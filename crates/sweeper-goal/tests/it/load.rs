@@ -69,3 +69,15 @@ fn concurrency_is_the_floor_of_ratio_times_capacity_and_at_least_one() {
     assert_eq!(at(0.0), 1);
     assert_eq!(at(f64::MAX), 1); // a product no float holds is not a concurrency
 }
+
+#[test]
+fn a_capacity_below_one_request_says_how_to_fix_the_input() {
+    // llama3-70b-fp8 on one 80 GB H100: no KV cache left after the weights
+    let err = concurrency_for_ratio("aggregated", role(0, 32, 1, 1), 8000, 1000, 1.0).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("aggregated role holds 0 KV tokens"), "{text}");
+    assert!(
+        text.contains("give its workers more GPUs, use a GPU with more memory or shorter requests"),
+        "{text}"
+    );
+}
