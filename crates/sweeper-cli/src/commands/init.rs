@@ -109,6 +109,24 @@ pub(crate) fn run(args: &Args) -> CliResult {
     }
 }
 
+/// With the built-in model and a mixture-of-experts preset, the GPU budget of a topology
+/// sweep: four times the GPUs its weights need at 3/4 of each GPU's HBM, rounded up to a
+/// power of two, at least 16 (so that both modes have deployments); `None` otherwise.
+fn moe_budget(args: &Args) -> Option<u64> {
+    if args.command.is_some() {
+        return None;
+    }
+    let model = model_presets().get(&args.builtin)?.clone();
+    model.moe.as_ref()?;
+    let gpu = gpu_presets().get(&args.gpu)?.clone();
+    let needed = (model.weight_bytes() / (0.75 * gpu.hbm_gb * 1e9))
+        .ceil()
+        .max(1.0);
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let needed = (needed as u64).next_power_of_two();
+    Some((4 * needed).max(16))
+}
+
 /// The config text: every block with a comment saying what it does and what else it takes.
 fn template(args: &Args, target: Target) -> String {
     let mut t = String::new();
@@ -180,8 +198,29 @@ fn template(args: &Args, target: Target) -> String {
             "  concurrency: 64            # or `request_rate: 20`, or `kv_load_ratio: 0.5`\n",
         );
     }
-    t.push_str(
-        "\n# What is searched: the parameters, and how many GPUs a candidate uses.\n\
+    if let Some(budget) = moe_budget(args) {
+        let _ = write!(
+            t,
+            "\n# What is searched: {model} is a mixture-of-experts model, so the candidates are\n\
+             # its deployments (SPEC 8): aggregated workers or disaggregated prefill and decode\n\
+             # pools, each with its tensor, expert and attention-data parallelism and replicas\n\
+             # (`sweeper validate` prints how many); a candidate's GPUs are those of its pools.\n\
+             search_space:\n  \
+             gpu_budget: {budget}              # candidates using more GPUs are dropped\n  \
+             topology:\n    \
+             model: {model}\n    \
+             gpu: {gpu}\n    \
+             deployment_mode: [agg, disagg]\n    \
+             backend: [vllm]             # or sglang, trtllm (aggregated only)\n  \
+             parameters:\n    \
+             agg_max_batch_size: {{values: [64, 128, 256]}}     # aggregated candidates only\n    \
+             decode_max_batch_size: {{values: [64, 128, 256]}}  # disaggregated ones only\n\n",
+            model = args.builtin,
+            gpu = args.gpu,
+        );
+    } else {
+        t.push_str(
+            "\n# What is searched: the parameters, and how many GPUs a candidate uses.\n\
          search_space:\n  \
          gpu_budget: 16              # candidates using more GPUs are dropped\n  \
          used_gpus: [tp, replicas]   # their product is a candidate's GPU count\n  \
@@ -189,7 +228,8 @@ fn template(args: &Args, target: Target) -> String {
          tp: {values: [1, 2, 4, 8]}  # a list of choices\n    \
          replicas: {int: [1, 8]}     # an integer range; {float: [a, b]} for reals\n    \
          max_batch_size: {values: [8, 16, 32, 64, 128, 256, 512], log: true}\n\n",
-    );
+        );
+    }
     match &args.command {
         None => {
             let _ = write!(

@@ -459,3 +459,46 @@ fn presets_show_the_experts_format_and_the_fp4_rate() {
         "{csv}"
     );
 }
+
+#[test]
+fn init_writes_a_topology_sweep_for_a_mixture_of_experts_preset() {
+    let dir = tempfile::tempdir().unwrap();
+    for (model, gpu, budget) in [
+        ("kimi-k2.5-nvfp4", "b200", "gpu_budget: 32"),
+        ("deepseek-r1-fp8", "h100", "gpu_budget: 64"),
+        ("qwen3-30b-a3b-fp8", "h200", "gpu_budget: 16"),
+    ] {
+        let out = sweeper(
+            &["init", "--builtin", model, "--gpu", gpu],
+            dir.path(),
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let config = text(&out.stdout);
+        for needle in [
+            "  topology:\n",
+            &format!("    model: {model}\n"),
+            "deployment_mode: [agg, disagg]",
+            "agg_max_batch_size:",
+            budget,
+        ] {
+            assert!(
+                config.contains(needle),
+                "{model}: no {needle:?} in\n{config}"
+            );
+        }
+        assert!(!config.contains("used_gpus"), "{config}");
+        let check = sweeper(&["validate", "-"], dir.path(), Some(&config));
+        let stdout = text(&check.stdout);
+        assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+        assert!(stdout.contains("pool             agg vllm: "), "{stdout}");
+        assert!(
+            stdout.contains("pool             disagg vllm: "),
+            "{stdout}"
+        );
+    }
+    // a dense preset keeps the flat tp x replicas space
+    let out = sweeper(&["init", "--builtin", "llama3-70b-fp8"], dir.path(), None);
+    let config = text(&out.stdout);
+    assert!(config.contains("used_gpus: [tp, replicas]") && !config.contains("topology"));
+}
