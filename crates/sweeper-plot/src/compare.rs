@@ -1,15 +1,15 @@
 //! Several sweeps on one chart: a front per sweep, each in its own colour with its own
 //! legend entry, on shared axes (the way to compare GPUs, models or deployment modes).
 
-use crate::axis::{Axis, text_width};
+use crate::axis::Axis;
 use crate::context::Ctx;
 use crate::frontier::{attainment_steps, axis_values, draw_bounds};
 use crate::legend::{Entry, style_entries, write_legend};
 use crate::parts::{draw_axes, draw_labels, line_boxes, mark_box, plot_area};
-use crate::series::{Series, colour, label_of, merge, shared_options};
-use crate::style::{HEADER, LEGEND_FONT, LEGEND_W, Rect, STRIP, TICK_FONT};
+use crate::series::{Series, colour, draw_series_strip, label_of, merge, shared_options};
+use crate::style::{HEADER, LEGEND_W, Rect, STRIP, TICK_FONT};
 use crate::svg::{Shape, Svg};
-use crate::{Chart, OUTCOMES, Outcome, PlotError, PlotOptions, PlotPoint};
+use crate::{Chart, OUTCOMES, Outcome, PlotError, PlotOptions};
 
 /// The default title of a comparison: the series' own title when they all share it (the
 /// same model and GPU under two configs), else their names, `A vs B vs C`.
@@ -303,24 +303,9 @@ impl View<'_> {
     /// The strip under the chart: a mark per point without a place on the axes, in its
     /// series' colour, with its tooltip; `+N more` past the width.
     fn strip(&self, svg: &mut Svg, unplaced: &[usize], top: f64, width: f64) {
-        if unplaced.is_empty() {
-            return;
-        }
-        let y = top + STRIP / 2.0;
-        let lead = "no report, so no place on the axes:";
-        svg.text(16.0, y + 4.0, lead, LEGEND_FONT, "start", "#555555");
-        let mut x = 16.0 + text_width(lead, LEGEND_FONT) + 10.0;
-        for (j, &i) in unplaced.iter().enumerate() {
-            if x > width - 90.0 {
-                let more = format!("+{} more", unplaced.len() - j);
-                svg.text(x, y + 4.0, &more, LEGEND_FONT, "start", "#555555");
-                break;
-            }
-            let p: &PlotPoint = &self.ctx.chart.points[i];
-            let kind = format!("{} series-{}", p.outcome.as_str(), self.owner[i]);
-            let c = colour(self.owner[i]);
-            svg.mark(p.outcome.shape(), x, y, c, &kind, &self.tooltip(i), None);
-            x += 11.0;
-        }
+        let points = &self.ctx.chart.points;
+        draw_series_strip(svg, points, self.owner, unplaced, (top, width), |i| {
+            self.tooltip(i)
+        });
     }
 }

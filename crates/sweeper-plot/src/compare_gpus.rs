@@ -2,13 +2,12 @@
 //! (x) in its sweep's colour, every sweep's goodput floor as a line, and each sweep's
 //! answer (its fewest-GPU candidate that reaches its floor) ringed and labelled.
 
-use crate::axis::text_width;
 use crate::context::Ctx;
 use crate::legend::{Entry, empty_svg, style_entries, write_legend};
 use crate::parts::{draw_labels, mark_box};
-use crate::series::{Series, colour, label_of, merge, shared_options};
+use crate::series::{Series, colour, draw_series_strip, label_of, merge, shared_options};
 use crate::sizing::{GpuAxes, answer, at, tooltip};
-use crate::style::{HEADER, LEGEND_FONT, LEGEND_W, Rect, SLA, STRIP};
+use crate::style::{HEADER, LEGEND_W, Rect, SLA, STRIP};
 use crate::svg::{Shape, Svg};
 use crate::{OUTCOMES, Outcome, PlotOptions, precise};
 
@@ -218,30 +217,13 @@ pub(crate) fn min_gpus_compare_svg(
         h: plot_h - 24.0,
     };
     write_legend(&mut svg, area, &entries);
-    if !unplaced.is_empty() {
-        let y = HEADER + plot_h + STRIP / 2.0;
-        let lead = "no report, so no place on the axes:";
-        svg.text(16.0, y + 4.0, lead, LEGEND_FONT, "start", "#555555");
-        let mut x = 16.0 + text_width(lead, LEGEND_FONT) + 10.0;
-        for (j, &i) in unplaced.iter().enumerate() {
-            if x > width - 90.0 {
-                let more = format!("+{} more", unplaced.len() - j);
-                svg.text(x, y + 4.0, &more, LEGEND_FONT, "start", "#555555");
-                break;
-            }
-            let p = &points[i];
-            let kind = format!("{} series-{}", p.outcome.as_str(), owner[i]);
-            svg.mark(
-                p.outcome.shape(),
-                x,
-                y,
-                colour(owner[i]),
-                &kind,
-                &tip(i),
-                None,
-            );
-            x += 11.0;
-        }
-    }
+    draw_series_strip(
+        &mut svg,
+        points,
+        &owner,
+        &unplaced,
+        (HEADER + plot_h, width),
+        tip,
+    );
     svg.finish()
 }

@@ -2,9 +2,11 @@
 //! colour, the merged chart of every point and the options every series draws with. Both
 //! comparison charts (fronts, and GPUs against goodput) draw from these.
 
+use crate::axis::text_width;
 use crate::context::Ctx;
-use crate::style::PALETTE;
-use crate::{Chart, PlotOptions};
+use crate::style::{LEGEND_FONT, PALETTE, STRIP};
+use crate::svg::Svg;
+use crate::{Chart, PlotOptions, PlotPoint};
 
 /// One sweep of a comparison: its chart and the name its legend entry and tooltips give it.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,5 +120,44 @@ pub(crate) fn label_of(ctx: &Ctx, series: &[Series], owner: &[usize], i: usize) 
     match series.get(owner[i]).and_then(|s| s.labels.as_deref()) {
         Some(keys) => crate::context::label_by(keys, p),
         None => ctx.label(p),
+    }
+}
+
+/// The strip under a comparison chart (its top edge at `top`): a mark per point of the
+/// merged chart without a place on the axes (`unplaced`, indices into `points`), in its
+/// series' colour (`owner`), with its tooltip (`tip`); `+N more` past the width.
+pub(crate) fn draw_series_strip(
+    svg: &mut Svg,
+    points: &[PlotPoint],
+    owner: &[usize],
+    unplaced: &[usize],
+    (top, width): (f64, f64),
+    tip: impl Fn(usize) -> String,
+) {
+    if unplaced.is_empty() {
+        return;
+    }
+    let y = top + STRIP / 2.0;
+    let lead = "no report, so no place on the axes:";
+    svg.text(16.0, y + 4.0, lead, LEGEND_FONT, "start", "#555555");
+    let mut x = 16.0 + text_width(lead, LEGEND_FONT) + 10.0;
+    for (j, &i) in unplaced.iter().enumerate() {
+        if x > width - 90.0 {
+            let more = format!("+{} more", unplaced.len() - j);
+            svg.text(x, y + 4.0, &more, LEGEND_FONT, "start", "#555555");
+            break;
+        }
+        let p = &points[i];
+        let kind = format!("{} series-{}", p.outcome.as_str(), owner[i]);
+        svg.mark(
+            p.outcome.shape(),
+            x,
+            y,
+            colour(owner[i]),
+            &kind,
+            &tip(i),
+            None,
+        );
+        x += 11.0;
     }
 }
