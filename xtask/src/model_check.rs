@@ -444,9 +444,8 @@ fn table(points: &[(&Point, &Ours)]) -> String {
     out
 }
 
-/// Spearman of tok/s/gpu and tok/s/user per model and GPU (groups of at least 4 answered
-/// points): the Markdown table, and the values.
-fn rank_table(points: &[(&Point, &Ours)]) -> (String, Vec<(String, String, [f64; 2])>) {
+/// The answered points of each model and GPU.
+fn groups<'a>(points: &[(&'a Point, &Ours)]) -> Groups<'a> {
     let mut groups: Groups = BTreeMap::new();
     for (p, ours) in points {
         if let Ok(v) = ours {
@@ -456,6 +455,13 @@ fn rank_table(points: &[(&Point, &Ours)]) -> (String, Vec<(String, String, [f64;
                 .push((p, *v));
         }
     }
+    groups
+}
+
+/// Spearman of tok/s/gpu and tok/s/user per model and GPU (groups of at least 4 answered
+/// points): the Markdown table, and the values.
+fn rank_table(points: &[(&Point, &Ours)]) -> (String, Vec<(String, String, [f64; 2])>) {
+    let groups = groups(points);
     let mut out = String::from(
         "| model | gpu | points | Spearman tok/s/gpu | Spearman tok/s/user |\n|---|---|---|---|---|\n",
     );
@@ -580,15 +586,7 @@ fn describe(p: &Point) -> String {
 /// other way round from the reference, widest first (the product of the two log ratios),
 /// at most `limit` a group.
 fn swaps(points: &[(&Point, &Ours)], m: usize, limit: usize) -> String {
-    let mut groups: Groups = BTreeMap::new();
-    for (p, ours) in points {
-        if let Ok(v) = ours {
-            groups
-                .entry((p.model.clone(), p.gpu.clone()))
-                .or_default()
-                .push((p, *v));
-        }
-    }
+    let groups = groups(points);
     let mut out = String::new();
     for ((model, gpu), g) in &groups {
         let mut pairs = Vec::new();
